@@ -1,0 +1,51 @@
+# kbisect: set-up, build and tests. Every target does its own set-up.
+#   make test        deps + build + format check + every test (unit, integration, e2e)
+#   make test-unit   the fast loop: build + unit tests only
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+CTEST_FLAGS ?= --output-on-failure
+
+CMAKE_CONFIGURE = cmake -S . -B $(1) -DCMAKE_BUILD_TYPE=$(2) >/dev/null
+
+.PHONY: all deps configure build test test-unit test-integration test-e2e test-asan format format-check fuzz clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+configure: deps
+	@$(call CMAKE_CONFIGURE,$(BUILD_DIR),$(BUILD_TYPE))
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build format-check
+	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS) -j $(JOBS)
+
+test-unit: build
+	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS) -j $(JOBS) -L unit
+
+test-integration: build
+	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS) -L integration
+
+test-e2e: build
+	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS) -L e2e
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the unit tests.
+test-asan: deps
+	@$(call CMAKE_CONFIGURE,build-asan,Asan)
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ctest $(CTEST_FLAGS) -j $(JOBS) -L unit
+
+FORMAT_FILES = $(shell git ls-files '*.cc' '*.h')
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check: deps
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files clean"
+
+clean:
+	rm -rf $(BUILD_DIR) build-asan build-fuzz

@@ -1,0 +1,31 @@
+// Ctrl-C and SIGTERM handling. The handlers only record the signal; long-running loops
+// (child processes, VM waits) poll interrupt_fd() and clean up what they own before
+// throwing Interrupted, so nothing is left behind.
+#pragma once
+
+#include "common/error.h"
+
+namespace kbisect {
+
+class Interrupted : public Error {
+ public:
+  explicit Interrupted(int signal_number);
+  int signal_number() const { return signal_number_; }
+
+ private:
+  int signal_number_;
+};
+
+// Installs SIGINT and SIGTERM handlers. Safe to call more than once.
+void install_interrupt_handlers();
+
+// The signal received so far, or 0.
+int pending_interrupt();
+
+// Readable once a signal arrived: add it to poll() sets to wake up at once.
+int interrupt_fd();
+
+// Throws Interrupted if a signal arrived.
+void throw_if_interrupted();
+
+}  // namespace kbisect

@@ -1,0 +1,59 @@
+#include "common/process.h"
+
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+TEST(Process, CapturesOutputAndExitCode) {
+  ProcessResult result = run_process({"sh", "-c", "echo hello; echo oops >&2; exit 3"});
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_NE(result.output_tail.find("hello"), std::string::npos);
+  EXPECT_NE(result.output_tail.find("oops"), std::string::npos);
+}
+
+TEST(Process, ArgumentsAreNotInterpretedByAShell) {
+  ProcessResult result = run_process({"printf", "%s", "$(echo injected); ls"});
+  EXPECT_EQ(result.output_tail, "$(echo injected); ls");
+}
+
+TEST(Process, DeadlineKillsTheWholeProcessGroup) {
+  // The grandchild keeps the pipe open: only a group kill ends the wait.
+  ProcessOptions options;
+  options.timeout = std::chrono::milliseconds(300);
+  ProcessResult result = run_process({"sh", "-c", "sleep 30 & sleep 30"}, options);
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_FALSE(result.ok());
+}
+
+TEST(Process, TailIsBoundedAndLinesAreDelivered) {
+  ProcessOptions options;
+  options.tail_bytes = 100;
+  int lines = 0;
+  options.on_line = [&](std::string_view) { ++lines; };
+  ProcessResult result = run_process({"seq", "1", "10000"}, options);
+  EXPECT_EQ(lines, 10000);
+  EXPECT_LE(result.output_tail.size(), 100u);
+  EXPECT_NE(result.output_tail.find("10000"), std::string::npos);
+}
+
+TEST(Process, MissingProgramIsAClearError) {
+  EXPECT_THROW(run_process({"kbisect-no-such-program"}), Error);
+  try {
+    run_checked({"false"});
+    FAIL() << "run_checked must throw on a non-zero exit";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("exit 1"), std::string::npos);
+  }
+}
+
+TEST(Process, DescribeQuotesOnlyWhatNeedsIt) {
+  EXPECT_EQ(describe_command({"make", "-j2", "O=/tmp/a b", "it's"}),
+            "make -j2 'O=/tmp/a b' 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace kbisect
