@@ -1,0 +1,132 @@
+// A scenario: everything one YAML config says about how to build, boot and measure a kernel.
+// The config parser (config.h) fills it; every other stage reads it. Defaults here are the
+// documented defaults of configs/example.yaml.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbisect {
+
+struct KernelSpec {
+  std::filesystem::path repo;                    // git repository with the kernel tree
+  std::string base_config = "tinyconfig";        // tinyconfig | defconfig | path to a .config
+  std::vector<std::filesystem::path> fragments;  // merged in order on top of the base
+  std::string cmdline_extra;                     // appended to the guest kernel command line
+};
+
+struct BuildSpec {
+  int jobs = 0;  // 0: number of cores
+  bool ccache = true;
+  std::filesystem::path cache_dir;  // default: <workdir>/cache
+  int timeout_seconds = 3600;
+};
+
+enum class RunnerKind { kQemu, kLibvirt, kSim };
+enum class Accel { kAuto, kKvm, kTcg };
+
+struct VmSpec {
+  RunnerKind runner = RunnerKind::kQemu;
+  std::string libvirt_uri = "qemu:///system";
+  Accel accel = Accel::kAuto;
+  int vcpus = 2;
+  int memory_mib = 1024;
+  std::vector<int> vcpu_pinning;  // host CPU per vCPU; empty: no pinning
+  int boot_timeout_seconds = 120;     // kernel start to guest init reporting in
+  int workload_timeout_seconds = 1800;
+};
+
+enum class DeviceKind { kEmulatedNvme, kNvmePassthrough };
+
+struct DeviceSpec {
+  DeviceKind kind = DeviceKind::kEmulatedNvme;
+  std::filesystem::path image;       // emulated: backing file (default <workdir>/nvme.img)
+  uint64_t size_bytes = 2ull << 30;  // emulated: size of the backing file
+  std::string pci_address;           // passthrough: e.g. 0000:01:00.0
+};
+
+enum class FilesystemKind { kExt4, kXfs };
+
+struct FilesystemSpec {
+  FilesystemKind kind = FilesystemKind::kExt4;
+  std::vector<std::string> mkfs_options;
+  std::string mount_options;  // as for mount -o
+};
+
+// A named variant changes the workload or the filesystem of a run, e.g. dioread_nolock on/off.
+struct Variant {
+  std::string name;
+  std::map<std::string, std::string> vars;  // ${VAR} values for the job files
+  std::optional<std::string> mount_options;  // replaces FilesystemSpec::mount_options
+};
+
+struct WorkloadSpec {
+  std::vector<std::filesystem::path> job_files;
+  std::map<std::string, std::string> vars;  // ${VAR} values common to all variants
+  std::vector<Variant> variants;            // empty: one unnamed default variant
+};
+
+enum class Better { kHigher, kLower };
+
+struct MetricSpec {
+  std::string name;       // path into kdio's JSON job object, e.g. read.iops
+  std::string job;        // job name to take it from; empty: sum/merge over all jobs
+  Better better = Better::kHigher;
+};
+
+struct BisectSpec {
+  int min_samples = 3;     // per commit before the first verdict
+  int max_samples = 10;    // cap while undecided
+  double alpha = 0.01;     // significance level of the rank tests
+  double min_effect = 0.03;  // relative change below which a difference is not a regression
+  bool boot_failure_is_bad = false;
+};
+
+// runner: sim. Measures nothing: draws samples from this model against a real git history,
+// so the search and the statistics can be tested and benchmarked without kernels.
+enum class NoiseDistribution { kNormal, kLognormal, kBimodal };
+
+struct SimChange {
+  std::string commit;  // sha prefix or exact subject
+  double factor = 1.0;  // multiplies the metric of that commit and all its descendants
+};
+
+struct SimOutcome {
+  std::string commit;
+  std::string outcome;  // build-failed | boot-failed
+};
+
+struct SimSpec {
+  uint64_t seed = 1;
+  double base = 10000;
+  NoiseDistribution noise = NoiseDistribution::kNormal;
+  double cv = 0.05;
+  double mode2 = 0.8;  // bimodal: second mode at base * mode2 ...
+  double p2 = 0.2;     // ... drawn with this probability
+  double drift_per_sample = 0.0;
+  std::vector<SimChange> changes;
+  std::vector<SimOutcome> outcomes;
+};
+
+struct Scenario {
+  std::filesystem::path source_file;  // the YAML file this came from
+  std::string name;
+  KernelSpec kernel;
+  BuildSpec build;
+  VmSpec vm;
+  DeviceSpec device;
+  FilesystemSpec filesystem;
+  WorkloadSpec workload;
+  std::vector<MetricSpec> metrics;  // the first is the one bisected on
+  BisectSpec bisect;
+  SimSpec sim;  // used when vm.runner is kSim
+  int samples = 3;                 // samples per commit for `kbisect run`
+  std::filesystem::path database;  // default results/kbisect.db
+  std::filesystem::path workdir;   // default .cache/kbisect next to the database
+};
+
+}  // namespace kbisect

@@ -1,0 +1,42 @@
+// The Runner interface: one kernel image in, one measured sample (kdio's JSON) or a
+// classified failure out. Implementations: qemu (a QEMU process), libvirt (any URI), and sim
+// (draws from a model; statistical tests only).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "config/scenario.h"
+
+namespace kbisect {
+
+enum class Outcome { kOk, kBuildFailed, kBootFailed, kWorkloadFailed, kTimeout, kInfraError };
+
+// "ok", "build-failed", "boot-failed", "workload-failed", "timeout", "infra-error".
+const char* outcome_name(Outcome outcome);
+
+struct RunRequest {
+  std::filesystem::path kernel_image;  // bzImage
+  std::string commit;                  // for logs and the sim runner
+  const Scenario* scenario = nullptr;
+  const Variant* variant = nullptr;  // nullptr: the default variant
+  std::filesystem::path log_dir;     // console log and runner logs go here
+};
+
+struct RunResult {
+  Outcome outcome = Outcome::kInfraError;
+  std::string kdio_json;  // validated kdio JSON output, when outcome is kOk
+  std::string detail;     // one line: why it failed (panic message, timeout phase, ...)
+  double boot_seconds = 0;      // VM start until guest init reported in
+  double workload_seconds = 0;  // guest init report until results received
+  std::string accel;            // "kvm" or "tcg" as actually used
+  std::filesystem::path console_log;
+};
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual RunResult run(const RunRequest& request) = 0;
+};
+
+}  // namespace kbisect

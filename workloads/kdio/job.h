@@ -1,0 +1,83 @@
+// The parsed, validated description of one kdio job: what the job-file parser produces and
+// what the workers execute. Units are fixed: bytes, nanoseconds, counts. A Job is complete
+// after parsing (numjobs clones expanded, defaults applied), so the engine never guesses.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdio {
+
+enum class Engine { kPsync, kSync, kLibaio, kIoUring };
+enum class Pattern { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
+enum class Direction { kRead = 0, kWrite = 1, kTrim = 2 };
+
+struct BlockSizeRange {
+  uint64_t min = 4096;
+  uint64_t max = 4096;  // min == max for a fixed block size
+};
+
+struct Job {
+  std::string name;
+  int clone_index = 0;  // 0..numjobs-1
+  int group_id = 0;     // reporting group (new_group / stonewall start a new one)
+  bool stonewall = false;  // wait for all earlier jobs before starting
+
+  Engine engine = Engine::kPsync;
+  Pattern pattern = Pattern::kRead;
+  int rwmix_read_percent = 50;
+  bool direct = false;
+  BlockSizeRange block_size[2];  // per Direction (read, write)
+
+  std::vector<std::string> files;  // resolved paths this clone uses
+  uint64_t file_size = 0;          // bytes per file (size / nrfiles, or filesize)
+  uint64_t io_size = 0;            // bytes to transfer per loop; 0 = file_size * files
+  int loops = 1;
+  bool fallocate = true;  // lay files out with fallocate (else write them)
+  bool invalidate = true;
+
+  bool time_based = false;
+  uint64_t runtime_ns = 0;  // 0 = until io_size is done
+  uint64_t ramp_time_ns = 0;
+  uint64_t start_delay_ns = 0;
+
+  int iodepth = 1;
+  int iodepth_batch_submit = 1;
+  int iodepth_batch_complete_min = 1;
+  int iodepth_batch_complete_max = 0;  // 0 = iodepth
+
+  int fsync_every = 0;      // fsync after every N writes
+  int fdatasync_every = 0;  // fdatasync after every N writes
+  bool end_fsync = false;
+
+  bool rand_repeat = true;
+  uint64_t rand_seed = 0x89;
+  bool norandommap = false;
+
+  uint64_t rate_bytes_per_sec[2] = {0, 0};  // per Direction, 0 = unlimited
+  uint64_t rate_iops[2] = {0, 0};
+
+  std::string cgroup;         // cgroup v2 path relative to the mount, "" = none
+  std::string cgroup_io_max;  // kdio extension: io.max line without the device, e.g. "wbps=1048576"
+
+  // io_uring only
+  bool hipri = false;
+  bool fixedbufs = false;
+  bool registerfiles = false;
+  bool sqthread_poll = false;
+
+  bool use_threads = false;  // `thread`: pthreads instead of fork
+  bool group_reporting = false;
+
+  // The options exactly as given (after inheritance from [global]), for the JSON "kdio" object.
+  std::map<std::string, std::string> given_options;
+};
+
+struct JobFile {
+  std::vector<Job> jobs;  // in execution order, clones expanded
+};
+
+}  // namespace kdio
