@@ -43,6 +43,10 @@ class OutputSink {
       options_.on_line(std::string_view(partial_line_).substr(start, end - start));
     }
     partial_line_.erase(0, start);
+    while (partial_line_.size() > options_.max_line_bytes) {
+      options_.on_line(std::string_view(partial_line_).substr(0, options_.max_line_bytes));
+      partial_line_.erase(0, options_.max_line_bytes);
+    }
   }
 
   std::string take_tail() {
@@ -85,19 +89,21 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 
   OutputSink sink(options);
   ProcessResult result;
-  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  const auto fixed_deadline = std::chrono::steady_clock::now() + options.timeout;
+  const bool has_deadline = options.deadline || options.timeout.count() > 0;
   int interrupt_signal = 0;
   char buffer[16384];
   for (;;) {
     int wait_ms = -1;
-    if (options.timeout.count() > 0) {
+    if (has_deadline) {
+      auto deadline = options.deadline ? options.deadline() : fixed_deadline;
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) {
         result.timed_out = true;
         break;
       }
-      wait_ms = static_cast<int>(left.count());
+      wait_ms = static_cast<int>(std::min<int64_t>(left.count(), 3600 * 1000));
     }
     pollfd fds[2] = {{output.native_source(), POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
     int ready = ::poll(fds, 2, wait_ms);

@@ -20,6 +20,10 @@ struct ProcessOptions {
   std::filesystem::path log_file;        // empty: no log; stdout and stderr both go here
   size_t tail_bytes = 64 * 1024;         // how much of the end of the output to keep
   std::function<void(std::string_view line)> on_line;  // called for every output line
+  size_t max_line_bytes = 1 << 20;  // longer lines reach on_line in pieces: memory stays bounded
+  // When set, replaces `timeout` and is asked again after every chunk of output, so on_line can
+  // move the deadline as the program reports progress (a VM's boot, then its workload deadline).
+  std::function<std::chrono::steady_clock::time_point()> deadline;
 };
 
 struct ProcessResult {

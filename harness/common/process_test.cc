@@ -55,5 +55,28 @@ TEST(Process, DescribeQuotesOnlyWhatNeedsIt) {
             "make -j2 'O=/tmp/a b' 'it'\\''s'");
 }
 
+TEST(Process, OnLineCanMoveTheDeadline) {
+  // The deadline starts far away; the first line pulls it to now, which ends the program.
+  auto deadline = std::chrono::steady_clock::time_point::max();
+  ProcessOptions options;
+  options.deadline = [&] { return deadline; };
+  options.on_line = [&](std::string_view) { deadline = std::chrono::steady_clock::now(); };
+  ProcessResult result = run_process({"sh", "-c", "echo ready; sleep 30"}, options);
+  EXPECT_TRUE(result.timed_out);
+}
+
+TEST(Process, OverlongLinesArriveInBoundedPieces) {
+  ProcessOptions options;
+  options.max_line_bytes = 1000;
+  size_t longest = 0, total = 0;
+  options.on_line = [&](std::string_view line) {
+    longest = std::max(longest, line.size());
+    total += line.size();
+  };
+  run_process({"head", "-c", "100000", "/dev/zero"}, options);
+  EXPECT_EQ(longest, 1000u);
+  EXPECT_EQ(total, 100000u);
+}
+
 }  // namespace
 }  // namespace kbisect
