@@ -22,8 +22,8 @@ struct BlockSizeRange {
 
 struct Job {
   std::string name;
-  int clone_index = 0;  // 0..numjobs-1
-  int group_id = 0;     // reporting group (new_group / stonewall start a new one)
+  int clone_index = 0;     // 0..numjobs-1
+  int group_id = 0;        // reporting group (new_group / stonewall start a new one)
   bool stonewall = false;  // wait for all earlier jobs before starting
 
   Engine engine = Engine::kPsync;

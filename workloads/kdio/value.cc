@@ -1,0 +1,128 @@
+#include "kdio/value.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <limits>
+#include <string>
+
+namespace kdio {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// Splits "123abc" into its leading decimal digits and the rest.
+uint64_t leading_number(std::string_view text, std::string_view* rest, std::string_view what) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) {
+    throw JobError(fmt::format("{} '{}' is too large", what, text));
+  }
+  if (ec != std::errc() || text.empty() || text[0] == '-' || text[0] == '+') {
+    throw JobError(fmt::format("{} '{}' must start with a non-negative whole number", what, text));
+  }
+  *rest = text.substr(static_cast<size_t>(end - text.data()));
+  if (!rest->empty() && ((*rest)[0] == '.' || (*rest)[0] == ',')) {
+    throw JobError(
+        fmt::format("{} '{}': fractions are not supported; use a smaller unit", what, text));
+  }
+  return value;
+}
+
+uint64_t checked_multiply(uint64_t value, uint64_t factor, std::string_view text,
+                          std::string_view what) {
+  if (factor != 0 && value > std::numeric_limits<uint64_t>::max() / factor) {
+    throw JobError(fmt::format("{} '{}' is too large", what, text));
+  }
+  return value * factor;
+}
+
+}  // namespace
+
+uint64_t parse_size(std::string_view text, int kb_base) {
+  std::string_view rest;
+  uint64_t value = leading_number(text, &rest, "size");
+  std::string suffix = lower(rest);
+  if (suffix.empty() || suffix == "b") return value;
+  if (suffix == "%") {
+    throw JobError(fmt::format("size '{}': percentages are not supported by kdio", text));
+  }
+  // fio's compatibility rule: the SI spelling takes kb_base, the IEC spelling the other base.
+  const uint64_t si_base = static_cast<uint64_t>(kb_base);
+  const uint64_t iec_base = kb_base == 1000 ? 1024 : 1000;
+  static constexpr std::string_view kPrefixes = "kmgtp";
+  const size_t power = kPrefixes.find(suffix[0]);
+  uint64_t base = 0;
+  if (power != std::string_view::npos) {
+    const std::string_view unit = std::string_view(suffix).substr(1);
+    if (unit.empty() || unit == "b") base = si_base;
+    if (unit == "ib") base = iec_base;
+  }
+  if (base == 0) {
+    throw JobError(fmt::format(
+        "size '{}' has an unknown suffix '{}'; use k, m, g, t or p (optionally followed by b), "
+        "or KiB, MiB, ...",
+        text, rest));
+  }
+  for (size_t i = 0; i <= power; ++i) value = checked_multiply(value, base, text, "size");
+  return value;
+}
+
+uint64_t parse_time_ns(std::string_view text, bool bare_is_seconds) {
+  struct Unit {
+    std::string_view name;
+    uint64_t ns;
+  };
+  static constexpr uint64_t kSecond = 1'000'000'000;
+  static constexpr std::array<Unit, 8> kUnits{{{"us", 1'000},
+                                               {"usec", 1'000},
+                                               {"ms", 1'000'000},
+                                               {"msec", 1'000'000},
+                                               {"s", kSecond},
+                                               {"m", 60 * kSecond},
+                                               {"h", 3600 * kSecond},
+                                               {"d", 86400 * kSecond}}};
+  std::string_view rest;
+  const uint64_t value = leading_number(text, &rest, "time");
+  const std::string suffix = lower(rest);
+  if (suffix.empty())
+    return checked_multiply(value, bare_is_seconds ? kSecond : 1'000, text, "time");
+  for (const Unit& unit : kUnits) {
+    if (suffix == unit.name) return checked_multiply(value, unit.ns, text, "time");
+  }
+  if (suffix == "sec" || suffix == "secs" || suffix == "min" || suffix == "mins") {
+    // fio reads these as microseconds without a word; refuse rather than run 10 us.
+    throw JobError(fmt::format(
+        "time '{}': fio silently reads the suffix '{}' as microseconds; write '{}{}' instead", text,
+        rest, value, suffix[0] == 's' ? "s" : "m"));
+  }
+  throw JobError(
+      fmt::format("time '{}' has an unknown suffix '{}'; use us, ms, s, m, h or d", text, rest));
+}
+
+bool parse_bool(std::string_view text) {
+  if (text == "1") return true;
+  if (text == "0") return false;
+  throw JobError(fmt::format("'{}' is not a boolean; use 0 or 1", text));
+}
+
+int64_t parse_int(std::string_view text, int64_t min, int64_t max) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw JobError(fmt::format("'{}' is not a whole number", text));
+  }
+  if (value < min || value > max) {
+    throw JobError(fmt::format("{} is out of range; allowed {}..{}", value, min, max));
+  }
+  return value;
+}
+
+}  // namespace kdio

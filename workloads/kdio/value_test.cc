@@ -1,0 +1,99 @@
+#include "kdio/value.h"
+
+#include <gtest/gtest.h>
+
+namespace kdio {
+namespace {
+
+TEST(ParseSize, SuffixesArePowersOf1024ByDefault) {
+  EXPECT_EQ(parse_size("4096", 1024), 4096u);
+  EXPECT_EQ(parse_size("512b", 1024), 512u);
+  EXPECT_EQ(parse_size("4k", 1024), 4096u);
+  EXPECT_EQ(parse_size("4K", 1024), 4096u);
+  EXPECT_EQ(parse_size("4kb", 1024), 4096u);
+  EXPECT_EQ(parse_size("1m", 1024), 1u << 20);
+  EXPECT_EQ(parse_size("2G", 1024), 2ull << 30);
+  EXPECT_EQ(parse_size("1t", 1024), 1ull << 40);
+  EXPECT_EQ(parse_size("1p", 1024), 1ull << 50);
+}
+
+TEST(ParseSize, IecSpellingIsTheOtherBaseAsInFio) {
+  EXPECT_EQ(parse_size("4KiB", 1024), 4000u);
+  EXPECT_EQ(parse_size("1MiB", 1024), 1000000u);
+  EXPECT_EQ(parse_size("4KiB", 1000), 4096u);
+  EXPECT_EQ(parse_size("4k", 1000), 4000u);
+  EXPECT_EQ(parse_size("4KB", 1000), 4000u);
+}
+
+TEST(ParseSize, RejectsWhatFioWouldMisread) {
+  EXPECT_THROW(parse_size("", 1024), JobError);
+  EXPECT_THROW(parse_size("k", 1024), JobError);
+  EXPECT_THROW(parse_size("-4k", 1024), JobError);
+  EXPECT_THROW(parse_size("4x", 1024), JobError);
+  EXPECT_THROW(parse_size("4kx", 1024), JobError);
+  EXPECT_THROW(parse_size("1.5g", 1024), JobError);
+  EXPECT_THROW(parse_size("20000p", 1024), JobError);
+  EXPECT_THROW(parse_size("99999999999999999999", 1024), JobError);
+  try {
+    parse_size("50%", 1024);
+    FAIL();
+  } catch (const JobError& e) {
+    EXPECT_STREQ(e.what(), "size '50%': percentages are not supported by kdio");
+  }
+}
+
+TEST(ParseTime, BareNumberUnitDependsOnTheOption) {
+  EXPECT_EQ(parse_time_ns("10", true), 10'000'000'000u);
+  EXPECT_EQ(parse_time_ns("10", false), 10'000u);
+}
+
+TEST(ParseTime, Suffixes) {
+  EXPECT_EQ(parse_time_ns("7us", true), 7'000u);
+  EXPECT_EQ(parse_time_ns("7usec", true), 7'000u);
+  EXPECT_EQ(parse_time_ns("7ms", true), 7'000'000u);
+  EXPECT_EQ(parse_time_ns("7MSEC", true), 7'000'000u);
+  EXPECT_EQ(parse_time_ns("7s", false), 7'000'000'000u);
+  EXPECT_EQ(parse_time_ns("2m", true), 120'000'000'000u);
+  EXPECT_EQ(parse_time_ns("1h", true), 3'600'000'000'000u);
+  EXPECT_EQ(parse_time_ns("1d", true), 86'400'000'000'000u);
+}
+
+TEST(ParseTime, RejectsFiosSilentMicrosecondSuffixes) {
+  try {
+    parse_time_ns("10sec", true);
+    FAIL();
+  } catch (const JobError& e) {
+    EXPECT_STREQ(e.what(),
+                 "time '10sec': fio silently reads the suffix 'sec' as microseconds; write '10s' "
+                 "instead");
+  }
+  try {
+    parse_time_ns("10min", true);
+    FAIL();
+  } catch (const JobError& e) {
+    EXPECT_STREQ(e.what(),
+                 "time '10min': fio silently reads the suffix 'min' as microseconds; write '10m' "
+                 "instead");
+  }
+  EXPECT_THROW(parse_time_ns("10 s", true), JobError);
+  EXPECT_THROW(parse_time_ns("10y", true), JobError);
+  EXPECT_THROW(parse_time_ns("300000000d", true), JobError);
+}
+
+TEST(ParseBool, OnlyZeroOrOne) {
+  EXPECT_TRUE(parse_bool("1"));
+  EXPECT_FALSE(parse_bool("0"));
+  EXPECT_THROW(parse_bool(""), JobError);
+  EXPECT_THROW(parse_bool("true"), JobError);
+  EXPECT_THROW(parse_bool("2"), JobError);
+}
+
+TEST(ParseInt, Range) {
+  EXPECT_EQ(parse_int("16", 1, 100), 16);
+  EXPECT_THROW(parse_int("0", 1, 100), JobError);
+  EXPECT_THROW(parse_int("16k", 1, 100), JobError);
+  EXPECT_THROW(parse_int("", 1, 100), JobError);
+}
+
+}  // namespace
+}  // namespace kdio
