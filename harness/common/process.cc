@@ -49,6 +49,12 @@ class OutputSink {
     }
   }
 
+  // The last line may lack its newline; it is still a line.
+  void finish() {
+    if (options_.on_line && !partial_line_.empty()) options_.on_line(partial_line_);
+    partial_line_.clear();
+  }
+
   std::string take_tail() {
     if (tail_.size() > options_.tail_bytes) tail_.erase(0, tail_.size() - options_.tail_bytes);
     return std::move(tail_);
@@ -119,6 +125,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     std::error_code ignored;
     group.terminate(ignored);
   }
+  sink.finish();
   child.wait();
   result.exit_code = child.exit_code();
   result.term_signal = child.native_exit_code() & 0x7f;
