@@ -1,0 +1,30 @@
+// Streaming latency statistics the way fio keeps them (stat.c add_stat_sample / sum_stat):
+// min, max, Welford mean and sum of squared deviations, sample stddev; parallel merge.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace kdio {
+
+struct LatStat {
+  uint64_t min = std::numeric_limits<uint64_t>::max();
+  uint64_t max = 0;
+  uint64_t samples = 0;
+  double mean = 0;
+  double m2 = 0;  // sum of squared deviations from the mean
+
+  void add(uint64_t value) {
+    if (value > max) max = value;
+    if (value < min) min = value;
+    double delta = static_cast<double>(value) - mean;
+    ++samples;
+    mean += delta / static_cast<double>(samples);
+    m2 += delta * (static_cast<double>(value) - mean);
+  }
+  void merge(const LatStat& other);
+  double stddev() const;  // sample stddev (n - 1), 0 below two samples
+  uint64_t min_or_zero() const { return samples ? min : 0; }
+};
+
+}  // namespace kdio

@@ -1,0 +1,69 @@
+#include "stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace kdio {
+namespace {
+
+double two_pass_sample_stddev(const std::vector<uint64_t>& v) {
+  double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double ss = 0;
+  for (uint64_t x : v) ss += (static_cast<double>(x) - mean) * (static_cast<double>(x) - mean);
+  return std::sqrt(ss / static_cast<double>(v.size() - 1));
+}
+
+TEST(LatStat, EmptyReportsZeros) {
+  LatStat s;
+  EXPECT_EQ(s.samples, 0u);
+  EXPECT_EQ(s.min_or_zero(), 0u);
+  EXPECT_EQ(s.stddev(), 0.0);
+}
+
+TEST(LatStat, SmallKnownSet) {
+  LatStat s;
+  for (uint64_t v : {2, 4, 4, 4, 5, 5, 7, 9}) s.add(v);
+  EXPECT_EQ(s.min, 2u);
+  EXPECT_EQ(s.max, 9u);
+  EXPECT_DOUBLE_EQ(s.mean, 5.0);
+  EXPECT_NEAR(s.stddev(), std::sqrt(32.0 / 7.0), 1e-12);  // sample, not population
+}
+
+TEST(LatStat, WelfordMatchesTwoPass) {
+  std::mt19937_64 rng(1);
+  std::vector<uint64_t> v;
+  LatStat s;
+  for (int i = 0; i < 100000; ++i) {
+    uint64_t x = 50'000 + rng() % 1'000'000;
+    v.push_back(x);
+    s.add(x);
+  }
+  EXPECT_NEAR(s.stddev(), two_pass_sample_stddev(v), 1e-6 * s.stddev());
+}
+
+TEST(LatStat, MergeEqualsOneStream) {
+  std::mt19937_64 rng(2);
+  LatStat all, a, b, c;
+  for (int i = 0; i < 30000; ++i) {
+    uint64_t x = rng() % 10'000'000;
+    all.add(x);
+    (i % 3 == 0 ? a : i % 3 == 1 ? b : c).add(x + 0);
+  }
+  LatStat merged;
+  merged.merge(a);
+  merged.merge(b);
+  merged.merge(c);
+  merged.merge(LatStat{});
+  EXPECT_EQ(merged.samples, all.samples);
+  EXPECT_EQ(merged.min, all.min);
+  EXPECT_EQ(merged.max, all.max);
+  EXPECT_NEAR(merged.mean, all.mean, 1e-9 * all.mean);
+  EXPECT_NEAR(merged.stddev(), all.stddev(), 1e-9 * all.stddev());
+}
+
+}  // namespace
+}  // namespace kdio
