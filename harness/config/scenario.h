@@ -35,8 +35,8 @@ struct VmSpec {
   Accel accel = Accel::kAuto;
   int vcpus = 2;
   int memory_mib = 1024;
-  std::vector<int> vcpu_pinning;  // host CPU per vCPU; empty: no pinning
-  int boot_timeout_seconds = 120;     // kernel start to guest init reporting in
+  std::vector<int> vcpu_pinning;   // host CPU per vCPU; empty: no pinning
+  int boot_timeout_seconds = 120;  // kernel start to guest init reporting in
   int workload_timeout_seconds = 1800;
 };
 
@@ -60,7 +60,7 @@ struct FilesystemSpec {
 // A named variant changes the workload or the filesystem of a run, e.g. dioread_nolock on/off.
 struct Variant {
   std::string name;
-  std::map<std::string, std::string> vars;  // ${VAR} values for the job files
+  std::map<std::string, std::string> vars;   // ${VAR} values for the job files
   std::optional<std::string> mount_options;  // replaces FilesystemSpec::mount_options
 };
 
@@ -73,15 +73,15 @@ struct WorkloadSpec {
 enum class Better { kHigher, kLower };
 
 struct MetricSpec {
-  std::string name;       // path into kdio's JSON job object, e.g. read.iops
-  std::string job;        // job name to take it from; empty: sum/merge over all jobs
+  std::string name;  // path into kdio's JSON job object, e.g. read.iops
+  std::string job;   // job name to take it from; empty: sum/merge over all jobs
   Better better = Better::kHigher;
 };
 
 struct BisectSpec {
-  int min_samples = 3;     // per commit before the first verdict
-  int max_samples = 10;    // cap while undecided
-  double alpha = 0.01;     // significance level of the rank tests
+  int min_samples = 3;       // per commit before the first verdict
+  int max_samples = 10;      // cap while undecided
+  double alpha = 0.01;       // significance level of the rank tests
   double min_effect = 0.03;  // relative change below which a difference is not a regression
   bool boot_failure_is_bad = false;
 };
@@ -91,7 +91,7 @@ struct BisectSpec {
 enum class NoiseDistribution { kNormal, kLognormal, kBimodal };
 
 struct SimChange {
-  std::string commit;  // sha prefix or exact subject
+  std::string commit;   // sha prefix or exact subject
   double factor = 1.0;  // multiplies the metric of that commit and all its descendants
 };
 
@@ -123,10 +123,10 @@ struct Scenario {
   WorkloadSpec workload;
   std::vector<MetricSpec> metrics;  // the first is the one bisected on
   BisectSpec bisect;
-  SimSpec sim;  // used when vm.runner is kSim
+  SimSpec sim;                     // used when vm.runner is kSim
   int samples = 3;                 // samples per commit for `kbisect run`
   std::filesystem::path database;  // default results/kbisect.db
-  std::filesystem::path workdir;   // default .cache/kbisect next to the database
+  std::filesystem::path workdir;   // default .cache/kbisect (relative to the current directory)
 };
 
 }  // namespace kbisect

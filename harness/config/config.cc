@@ -1,0 +1,663 @@
+#include "config/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <regex>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "common/error.h"
+#include "config/units.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+using Keys = std::initializer_list<std::string_view>;
+
+// A node and its key path ("workload.variants[2].vars"), for messages.
+struct Field {
+  YAML::Node node;
+  std::string key;
+};
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string did_you_mean(std::string_view unknown, Keys allowed) {
+  std::string_view best;
+  size_t best_distance = std::max<size_t>(2, unknown.size() / 3) + 1;
+  for (std::string_view candidate : allowed) {
+    size_t distance = edit_distance(unknown, candidate);
+    if (distance < best_distance) best = candidate, best_distance = distance;
+  }
+  if (!best.empty()) return fmt::format("; did you mean '{}'?", best);
+  std::string list;
+  for (std::string_view candidate : allowed)
+    list += fmt::format("{}{}", list.empty() ? "" : ", ", candidate);
+  return fmt::format("; expected one of: {}", list);
+}
+
+std::string join_key(const std::string& parent, std::string_view child) {
+  return parent.empty() ? std::string(child) : fmt::format("{}.{}", parent, child);
+}
+
+const std::regex& name_pattern() {
+  // Variant names appear in REF@VARIANT arguments and in file names.
+  static const std::regex pattern("[A-Za-z0-9._=,+-]+");
+  return pattern;
+}
+
+class Parser {
+ public:
+  explicit Parser(fs::path file) : file_(std::move(file)), dir_(file_.parent_path()) {}
+
+  Scenario parse(const YAML::Node& root);
+
+ private:
+  [[noreturn]] void error(const YAML::Node& at, const std::string& key,
+                          const std::string& what) const {
+    YAML::Mark mark = at.Mark();
+    // yaml-cpp marks are 0-based; an empty document has no mark at all.
+    int line = mark.is_null() ? 1 : mark.line + 1;
+    int column = mark.is_null() ? 1 : mark.column + 1;
+    if (key.empty()) fail("{}:{}:{}: {}", file_.string(), line, column, what);
+    fail("{}:{}:{}: {}: {}", file_.string(), line, column, key, what);
+  }
+
+  // Checks that `map` is a map with no unknown and no repeated keys.
+  void check_map(const Field& map, Keys allowed) const {
+    if (!map.node.IsMap()) error(map.node, map.key, "expected a map of keys");
+    std::set<std::string> seen;
+    for (const auto& entry : map.node) {
+      std::string name = entry.first.Scalar();
+      std::string key = join_key(map.key, name);
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+        error(entry.first, key, "unknown key" + did_you_mean(name, allowed));
+      }
+      if (!seen.insert(name).second) error(entry.first, key, "key given twice");
+    }
+  }
+
+  std::optional<Field> get(const Field& map, std::string_view name) const {
+    for (const auto& entry : map.node) {
+      if (entry.first.Scalar() == name) return Field{entry.second, join_key(map.key, name)};
+    }
+    return std::nullopt;
+  }
+
+  Field require(const Field& map, std::string_view name) const {
+    auto field = get(map, name);
+    if (!field) error(map.node, join_key(map.key, name), "missing required key");
+    return *field;
+  }
+
+  std::string scalar(const Field& field, std::string_view expected) const {
+    if (!field.node.IsScalar()) error(field.node, field.key, fmt::format("expected {}", expected));
+    return field.node.Scalar();
+  }
+
+  std::string string(const Field& field) const { return scalar(field, "a string"); }
+
+  std::string nonempty_string(const Field& field) const {
+    std::string value = string(field);
+    if (value.empty()) error(field.node, field.key, "must not be empty");
+    return value;
+  }
+
+  bool boolean(const Field& field) const {
+    std::string text = scalar(field, "true or false");
+    if (text == "true") return true;
+    if (text == "false") return false;
+    error(field.node, field.key, fmt::format("expected true or false, got '{}'", text));
+  }
+
+  int64_t integer(const Field& field, int64_t min, int64_t max) const {
+    std::string text = scalar(field, "an integer");
+    auto value = parse_integer(text);
+    if (!value) error(field.node, field.key, fmt::format("expected an integer, got '{}'", text));
+    check_range(field, *value, min, max);
+    return *value;
+  }
+
+  double number(const Field& field, double min, double max) const {
+    std::string text = scalar(field, "a number");
+    auto value = parse_double(text);
+    if (!value) error(field.node, field.key, fmt::format("expected a number, got '{}'", text));
+    check_range(field, *value, min, max);
+    return *value;
+  }
+
+  double fraction(const Field& field, double min, double max) const {
+    std::string text = scalar(field, "a percentage such as 3% or a fraction such as 0.03");
+    auto value = parse_fraction(text);
+    if (!value) {
+      error(field.node, field.key,
+            fmt::format("expected a percentage such as 3% or a fraction such as 0.03, got '{}'",
+                        text));
+    }
+    if (*value < min || *value > max) {
+      error(field.node, field.key,
+            fmt::format("{} is out of range: must be between {}% and {}%", text, min * 100,
+                        max * 100));
+    }
+    return *value;
+  }
+
+  uint64_t size(const Field& field, uint64_t min, uint64_t max) const {
+    std::string text = scalar(field, "a size such as 512M or 2G");
+    auto value = parse_size(text);
+    if (!value) {
+      error(field.node, field.key,
+            fmt::format("expected a size such as 512M or 2G, got '{}'", text));
+    }
+    if (*value < min || *value > max) {
+      error(field.node, field.key,
+            fmt::format("{} is out of range: must be between {} and {} bytes", text, min, max));
+    }
+    return *value;
+  }
+
+  int duration(const Field& field) const {
+    std::string text = scalar(field, "a duration such as 120s, 30m or 1h");
+    auto value = parse_duration(text);
+    if (!value) {
+      error(field.node, field.key,
+            fmt::format("expected a duration such as 120s, 30m or 1h, got '{}'", text));
+    }
+    check_range<int64_t>(field, *value, 1, 7 * 24 * 3600);
+    return static_cast<int>(*value);
+  }
+
+  template <typename T>
+  void check_range(const Field& field, T value, T min, T max) const {
+    if (value < min || value > max) {
+      error(field.node, field.key,
+            fmt::format("{} is out of range: must be between {} and {}", value, min, max));
+    }
+  }
+
+  template <typename E>
+  E choice(const Field& field,
+           std::initializer_list<std::pair<std::string_view, E>> choices) const {
+    std::string text = scalar(field, "a name");
+    std::string list;
+    for (const auto& [name, value] : choices) {
+      if (name == text) return value;
+      list += fmt::format("{}{}", list.empty() ? "" : ", ", name);
+    }
+    error(field.node, field.key, fmt::format("'{}' is not one of: {}", text, list));
+  }
+
+  std::vector<Field> sequence(const Field& field) const {
+    if (!field.node.IsSequence()) error(field.node, field.key, "expected a list");
+    std::vector<Field> items;
+    for (size_t i = 0; i < field.node.size(); ++i) {
+      items.push_back(Field{field.node[i], fmt::format("{}[{}]", field.key, i)});
+    }
+    return items;
+  }
+
+  fs::path path(const Field& field) const {
+    fs::path value = nonempty_string(field);
+    return value.is_absolute() ? value.lexically_normal() : (dir_ / value).lexically_normal();
+  }
+
+  fs::path existing_file(const Field& field) const {
+    fs::path value = path(field);
+    std::error_code ignored;
+    if (!fs::is_regular_file(value, ignored)) {
+      error(field.node, field.key, fmt::format("no such file: {}", value.string()));
+    }
+    return value;
+  }
+
+  std::map<std::string, std::string> vars(const Field& field) const {
+    if (!field.node.IsMap()) error(field.node, field.key, "expected a map of NAME: value");
+    static const std::regex var_name("[A-Za-z_][A-Za-z0-9_]*");
+    std::map<std::string, std::string> out;
+    for (const auto& entry : field.node) {
+      std::string name = entry.first.Scalar();
+      std::string key = join_key(field.key, name);
+      if (!std::regex_match(name, var_name)) {
+        error(entry.first, key,
+              "variable names are letters, digits and _, not starting with a digit");
+      }
+      if (!out.emplace(name, string(Field{entry.second, key})).second) {
+        error(entry.first, key, "variable given twice");
+      }
+    }
+    return out;
+  }
+
+  void kernel(const Field& field, KernelSpec& kernel) const;
+  void build(const Field& field, BuildSpec& build) const;
+  void vm(const Field& field, VmSpec& vm) const;
+  void device(const Field& field, DeviceSpec& device) const;
+  void filesystem(const Field& field, FilesystemSpec& filesystem) const;
+  void workload(const Field& field, WorkloadSpec& workload) const;
+  std::vector<Variant> variants(const Field& field) const;
+  std::vector<Variant> matrix(const Field& field) const;
+  std::vector<MetricSpec> metrics(const Field& field) const;
+  void metric_name(const Field& field) const;
+  void bisect(const Field& field, BisectSpec& bisect) const;
+  void sim(const Field& field, SimSpec& sim) const;
+
+  fs::path file_;
+  fs::path dir_;
+};
+
+Scenario Parser::parse(const YAML::Node& root) {
+  Field top{root, ""};
+  if (!root.IsMap()) error(root, "", "expected a map of keys; see configs/example.yaml");
+  check_map(top, {"name", "kernel", "build", "vm", "device", "filesystem", "workload", "metrics",
+                  "bisect", "samples", "database", "workdir", "sim"});
+  Scenario scenario;
+  scenario.source_file = file_;
+  Field name = require(top, "name");
+  scenario.name = nonempty_string(name);
+  if (!std::regex_match(scenario.name, name_pattern())) {
+    error(name.node, name.key, "use letters, digits and . _ - only");
+  }
+  kernel(require(top, "kernel"), scenario.kernel);
+  if (auto field = get(top, "vm")) vm(*field, scenario.vm);
+  if (auto field = get(top, "build")) build(*field, scenario.build);
+  if (auto field = get(top, "device")) device(*field, scenario.device);
+  if (auto field = get(top, "filesystem")) filesystem(*field, scenario.filesystem);
+  if (auto field = get(top, "workload")) {
+    workload(*field, scenario.workload);
+  }
+  if (scenario.workload.job_files.empty() && scenario.vm.runner != RunnerKind::kSim) {
+    Field at = get(top, "workload").value_or(top);
+    error(at.node, join_key(at.key, at.key.empty() ? "workload.jobs" : "jobs"),
+          "missing required key (job files to run; only vm.runner: sim needs none)");
+  }
+  scenario.metrics = metrics(require(top, "metrics"));
+  if (auto field = get(top, "bisect")) bisect(*field, scenario.bisect);
+  if (auto field = get(top, "samples"))
+    scenario.samples = static_cast<int>(integer(*field, 1, 1000));
+  if (auto field = get(top, "sim")) sim(*field, scenario.sim);
+
+  // Defaults are relative to the current directory (where kbisect runs), explicit values
+  // to the config file's directory.
+  scenario.database = "results/kbisect.db";
+  if (auto field = get(top, "database")) scenario.database = path(*field);
+  scenario.workdir = ".cache/kbisect";
+  if (auto field = get(top, "workdir")) scenario.workdir = path(*field);
+  if (scenario.build.cache_dir.empty()) scenario.build.cache_dir = scenario.workdir / "cache";
+  if (scenario.device.kind == DeviceKind::kEmulatedNvme && scenario.device.image.empty()) {
+    scenario.device.image = scenario.workdir / "nvme.img";
+  }
+  return scenario;
+}
+
+void Parser::kernel(const Field& field, KernelSpec& kernel) const {
+  check_map(field, {"repo", "base_config", "fragments", "cmdline_extra"});
+  kernel.repo = path(require(field, "repo"));
+  if (auto base = get(field, "base_config")) {
+    std::string text = nonempty_string(*base);
+    static const std::set<std::string> targets = {"tinyconfig", "defconfig", "allnoconfig"};
+    kernel.base_config = targets.contains(text) ? text : existing_file(*base).string();
+  }
+  if (auto fragments = get(field, "fragments")) {
+    for (const Field& item : sequence(*fragments)) kernel.fragments.push_back(existing_file(item));
+  }
+  if (auto cmdline = get(field, "cmdline_extra")) kernel.cmdline_extra = string(*cmdline);
+}
+
+void Parser::build(const Field& field, BuildSpec& build) const {
+  check_map(field, {"jobs", "ccache", "cache_dir", "timeout"});
+  if (auto jobs = get(field, "jobs")) build.jobs = static_cast<int>(integer(*jobs, 0, 1024));
+  if (auto ccache = get(field, "ccache")) build.ccache = boolean(*ccache);
+  if (auto cache_dir = get(field, "cache_dir")) build.cache_dir = path(*cache_dir);
+  if (auto timeout = get(field, "timeout")) build.timeout_seconds = duration(*timeout);
+}
+
+void Parser::vm(const Field& field, VmSpec& vm) const {
+  check_map(field, {"runner", "uri", "accel", "vcpus", "memory", "pin", "boot_timeout",
+                    "workload_timeout"});
+  if (auto runner = get(field, "runner")) {
+    vm.runner = choice<RunnerKind>(*runner, {{"qemu", RunnerKind::kQemu},
+                                             {"libvirt", RunnerKind::kLibvirt},
+                                             {"sim", RunnerKind::kSim}});
+  }
+  if (auto uri = get(field, "uri")) vm.libvirt_uri = nonempty_string(*uri);
+  if (auto accel = get(field, "accel")) {
+    vm.accel =
+        choice<Accel>(*accel, {{"auto", Accel::kAuto}, {"kvm", Accel::kKvm}, {"tcg", Accel::kTcg}});
+  }
+  if (auto vcpus = get(field, "vcpus")) vm.vcpus = static_cast<int>(integer(*vcpus, 1, 512));
+  if (auto memory = get(field, "memory")) {
+    uint64_t bytes = size(*memory, 64ull << 20, 4ull << 40);
+    if (bytes % (1 << 20) != 0) error(memory->node, memory->key, "must be a whole number of MiB");
+    vm.memory_mib = static_cast<int>(bytes >> 20);
+  }
+  if (auto pin = get(field, "pin")) {
+    for (const Field& cpu : sequence(*pin))
+      vm.vcpu_pinning.push_back(static_cast<int>(integer(cpu, 0, 65535)));
+    if (!vm.vcpu_pinning.empty() && static_cast<int>(vm.vcpu_pinning.size()) != vm.vcpus) {
+      error(pin->node, pin->key,
+            fmt::format("lists {} host CPUs for {} vCPUs; give one host CPU per vCPU (or none)",
+                        vm.vcpu_pinning.size(), vm.vcpus));
+    }
+  }
+  if (auto timeout = get(field, "boot_timeout")) vm.boot_timeout_seconds = duration(*timeout);
+  if (auto timeout = get(field, "workload_timeout"))
+    vm.workload_timeout_seconds = duration(*timeout);
+}
+
+void Parser::device(const Field& field, DeviceSpec& device) const {
+  check_map(field, {"kind", "image", "size", "pci"});
+  device.kind = choice<DeviceKind>(require(field, "kind"),
+                                   {{"emulated-nvme", DeviceKind::kEmulatedNvme},
+                                    {"nvme-passthrough", DeviceKind::kNvmePassthrough}});
+  if (device.kind == DeviceKind::kEmulatedNvme) {
+    if (auto pci = get(field, "pci")) error(pci->node, pci->key, "only for kind: nvme-passthrough");
+    if (auto image = get(field, "image")) device.image = path(*image);
+    if (auto bytes = get(field, "size")) device.size_bytes = size(*bytes, 64ull << 20, 64ull << 40);
+    return;
+  }
+  for (std::string_view key : {"image", "size"}) {
+    if (auto wrong = get(field, key))
+      error(wrong->node, wrong->key, "only for kind: emulated-nvme");
+  }
+  Field pci = require(field, "pci");
+  device.pci_address = string(pci);
+  static const std::regex address("[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]");
+  if (!std::regex_match(device.pci_address, address)) {
+    error(pci.node, pci.key,
+          fmt::format("'{}' is not a PCI address like 0000:01:00.0 (see lspci -D)",
+                      device.pci_address));
+  }
+}
+
+void Parser::filesystem(const Field& field, FilesystemSpec& filesystem) const {
+  check_map(field, {"type", "mkfs_options", "mount_options"});
+  if (auto type = get(field, "type")) {
+    filesystem.kind = choice<FilesystemKind>(
+        *type, {{"ext4", FilesystemKind::kExt4}, {"xfs", FilesystemKind::kXfs}});
+  }
+  if (auto options = get(field, "mkfs_options")) {
+    for (const Field& item : sequence(*options))
+      filesystem.mkfs_options.push_back(nonempty_string(item));
+  }
+  if (auto options = get(field, "mount_options")) filesystem.mount_options = string(*options);
+}
+
+void Parser::workload(const Field& field, WorkloadSpec& workload) const {
+  check_map(field, {"jobs", "vars", "variants", "matrix"});
+  if (auto jobs = get(field, "jobs")) {
+    for (const Field& item : sequence(*jobs)) workload.job_files.push_back(existing_file(item));
+  }
+  if (auto vars_field = get(field, "vars")) workload.vars = vars(*vars_field);
+  if (auto list = get(field, "variants")) workload.variants = variants(*list);
+  auto sweep = get(field, "matrix");
+  if (!sweep) return;
+  std::vector<Variant> cells = matrix(*sweep);
+  if (workload.variants.empty()) {
+    workload.variants = std::move(cells);
+    return;
+  }
+  // Declared variants crossed with the matrix: "nolock,BS=4k" has nolock's settings and BS=4k.
+  std::vector<Variant> crossed;
+  for (const Variant& variant : workload.variants) {
+    for (const Variant& cell : cells) {
+      Variant both = variant;
+      both.name = variant.name + "," + cell.name;
+      for (const auto& [name, value] : cell.vars) both.vars[name] = value;
+      crossed.push_back(std::move(both));
+    }
+  }
+  workload.variants = std::move(crossed);
+}
+
+std::vector<Variant> Parser::variants(const Field& field) const {
+  std::vector<Variant> out;
+  std::set<std::string> names;
+  for (const Field& item : sequence(field)) {
+    check_map(item, {"name", "vars", "mount_options"});
+    Variant variant;
+    Field name = require(item, "name");
+    variant.name = nonempty_string(name);
+    if (!std::regex_match(variant.name, name_pattern())) {
+      error(name.node, name.key, "use letters, digits and . _ = , + - only (no spaces, no @)");
+    }
+    if (!names.insert(variant.name).second) {
+      error(name.node, name.key, fmt::format("variant '{}' declared twice", variant.name));
+    }
+    if (auto vars_field = get(item, "vars")) variant.vars = vars(*vars_field);
+    if (auto options = get(item, "mount_options")) variant.mount_options = string(*options);
+    out.push_back(std::move(variant));
+  }
+  if (out.empty())
+    error(field.node, field.key, "empty list; leave the key out for one default variant");
+  return out;
+}
+
+std::vector<Variant> Parser::matrix(const Field& field) const {
+  if (!field.node.IsMap()) error(field.node, field.key, "expected a map of VAR: [values...]");
+  std::vector<Variant> cells = {Variant{}};
+  for (const auto& entry : field.node) {
+    std::string var = entry.first.Scalar();
+    Field values{entry.second, join_key(field.key, var)};
+    static const std::regex var_name("[A-Za-z_][A-Za-z0-9_]*");
+    if (!std::regex_match(var, var_name)) {
+      error(entry.first, values.key,
+            "variable names are letters, digits and _, not starting with a digit");
+    }
+    std::vector<Field> items = sequence(values);
+    if (items.empty()) error(values.node, values.key, "needs at least one value");
+    std::vector<Variant> next;
+    for (const Variant& cell : cells) {
+      for (const Field& item : items) {
+        std::string value = nonempty_string(item);
+        std::string part = var + "=" + value;
+        if (!std::regex_match(part, name_pattern())) {
+          error(item.node, item.key,
+                "matrix values name variants: use letters, digits and . _ + - only");
+        }
+        Variant grown = cell;
+        grown.name += (grown.name.empty() ? "" : ",") + part;
+        grown.vars[var] = value;
+        next.push_back(std::move(grown));
+      }
+    }
+    cells = std::move(next);
+  }
+  if (field.node.size() == 0) error(field.node, field.key, "empty matrix; give VAR: [values...]");
+  return cells;
+}
+
+std::vector<MetricSpec> Parser::metrics(const Field& field) const {
+  std::vector<MetricSpec> out;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const Field& item : sequence(field)) {
+    check_map(item, {"name", "job", "better"});
+    MetricSpec metric;
+    Field name = require(item, "name");
+    metric.name = nonempty_string(name);
+    metric_name(name);
+    if (auto job = get(item, "job")) metric.job = string(*job);
+    // Latencies and runtimes get better as they shrink; everything else as it grows.
+    bool time_like = metric.name.find("lat_ns") != std::string::npos ||
+                     metric.name.find("runtime") != std::string::npos;
+    metric.better = time_like ? Better::kLower : Better::kHigher;
+    if (auto better = get(item, "better")) {
+      metric.better = choice<Better>(*better, {{"higher", Better::kHigher},
+                                               {"lower", Better::kLower},
+                                               {"higher-is-better", Better::kHigher},
+                                               {"lower-is-better", Better::kLower}});
+    }
+    if (!seen.emplace(metric.name, metric.job).second) {
+      error(name.node, name.key, fmt::format("metric '{}' listed twice", metric.name));
+    }
+    out.push_back(std::move(metric));
+  }
+  if (out.empty())
+    error(field.node, field.key, "needs at least one metric (the first is bisected on)");
+  return out;
+}
+
+// Catches typos in metric paths now rather than after a kernel build and a boot.
+void Parser::metric_name(const Field& field) const {
+  std::string name = field.node.Scalar();
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    size_t dot = name.find('.', start);
+    parts.push_back(name.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  auto bad = [&](const std::string& why) {
+    error(field.node, field.key,
+          fmt::format("'{}' is not a kdio metric: {} (examples: read.iops, write.bw_bytes, "
+                      "read.clat_ns.mean, write.clat_ns.percentile.99.000000, sync.lat_ns.mean)",
+                      name, why));
+  };
+  static const std::set<std::string> directions = {"read", "write", "trim"};
+  static const std::set<std::string> direction_fields = {
+      "io_bytes",  "io_kbytes", "bw_bytes",  "bw",          "iops",        "runtime",
+      "total_ios", "short_ios", "drop_ios",  "slat_ns",     "clat_ns",     "lat_ns",
+      "bw_min",    "bw_max",    "bw_agg",    "bw_mean",     "bw_dev",      "bw_samples",
+      "iops_min",  "iops_max",  "iops_mean", "iops_stddev", "iops_samples"};
+  static const std::set<std::string> latency_fields = {"min",    "max", "mean",
+                                                       "stddev", "N",   "percentile"};
+  const std::string& top = parts[0];
+  size_t latency_at = 0;
+  if (directions.contains(top)) {
+    if (parts.size() < 2 || !direction_fields.contains(parts[1]))
+      bad(fmt::format("unknown field after '{}'", top));
+    if (parts[1].ends_with("_ns"))
+      latency_at = 2;
+    else if (parts.size() != 2)
+      bad("too many parts");
+  } else if (top == "sync") {
+    if (parts.size() < 2 || (parts[1] != "total_ios" && parts[1] != "lat_ns"))
+      bad("sync has total_ios and lat_ns");
+    if (parts[1] == "lat_ns")
+      latency_at = 2;
+    else if (parts.size() != 2)
+      bad("too many parts");
+  } else if (top == "job_runtime" || top == "elapsed") {
+    if (parts.size() != 1) bad("too many parts");
+  } else {
+    bad("it starts with read, write, trim, sync, job_runtime or elapsed");
+  }
+  if (latency_at == 0) return;
+  if (parts.size() <= latency_at || !latency_fields.contains(parts[latency_at])) {
+    bad("latencies have min, max, mean, stddev, N or percentile.P");
+  }
+  if (parts[latency_at] == "percentile") {
+    std::string percentile;
+    for (size_t i = latency_at + 1; i < parts.size(); ++i)
+      percentile += (i > latency_at + 1 ? "." : "") + parts[i];
+    auto value = parse_double(percentile);
+    if (!value || *value <= 0 || *value > 100)
+      bad("percentile needs a number in (0, 100], e.g. percentile.99.000000");
+  } else if (parts.size() != latency_at + 1) {
+    bad("too many parts");
+  }
+}
+
+void Parser::bisect(const Field& field, BisectSpec& bisect) const {
+  check_map(field, {"min_samples", "max_samples", "alpha", "min_effect", "boot_failure_is_bad"});
+  if (auto min = get(field, "min_samples"))
+    bisect.min_samples = static_cast<int>(integer(*min, 2, 1000));
+  if (auto max = get(field, "max_samples")) {
+    bisect.max_samples = static_cast<int>(integer(*max, bisect.min_samples, 1000));
+  } else if (bisect.max_samples < bisect.min_samples) {
+    Field min = *get(field, "min_samples");
+    error(min.node, min.key,
+          fmt::format("{} is more than max_samples ({}); raise max_samples too", bisect.min_samples,
+                      bisect.max_samples));
+  }
+  if (auto alpha = get(field, "alpha")) bisect.alpha = number(*alpha, 1e-9, 0.5);
+  if (auto effect = get(field, "min_effect")) bisect.min_effect = fraction(*effect, 0, 0.99);
+  if (auto bad = get(field, "boot_failure_is_bad")) bisect.boot_failure_is_bad = boolean(*bad);
+}
+
+void Parser::sim(const Field& field, SimSpec& sim) const {
+  check_map(field, {"seed", "base", "noise", "drift_per_sample", "changes", "outcomes"});
+  if (auto seed = get(field, "seed")) {
+    sim.seed = static_cast<uint64_t>(integer(*seed, 0, std::numeric_limits<int64_t>::max()));
+  }
+  if (auto base = get(field, "base")) sim.base = number(*base, 1e-9, 1e18);
+  if (auto noise = get(field, "noise")) {
+    check_map(*noise, {"dist", "cv", "mode2", "p2"});
+    if (auto dist = get(*noise, "dist")) {
+      sim.noise = choice<NoiseDistribution>(*dist, {{"normal", NoiseDistribution::kNormal},
+                                                    {"lognormal", NoiseDistribution::kLognormal},
+                                                    {"bimodal", NoiseDistribution::kBimodal}});
+    }
+    if (auto cv = get(*noise, "cv")) sim.cv = fraction(*cv, 0, 1);
+    for (std::string_view key : {"mode2", "p2"}) {
+      auto value = get(*noise, key);
+      if (value && sim.noise != NoiseDistribution::kBimodal) {
+        error(value->node, value->key, "only for dist: bimodal");
+      }
+    }
+    if (auto mode2 = get(*noise, "mode2")) sim.mode2 = number(*mode2, 1e-6, 1e6);
+    if (auto p2 = get(*noise, "p2")) sim.p2 = fraction(*p2, 0, 1);
+  }
+  if (auto drift = get(field, "drift_per_sample"))
+    sim.drift_per_sample = fraction(*drift, -0.5, 0.5);
+  if (auto changes = get(field, "changes")) {
+    for (const Field& item : sequence(*changes)) {
+      check_map(item, {"commit", "factor"});
+      SimChange change;
+      change.commit = nonempty_string(require(item, "commit"));
+      change.factor = number(require(item, "factor"), 1e-6, 1e6);
+      sim.changes.push_back(std::move(change));
+    }
+  }
+  if (auto outcomes = get(field, "outcomes")) {
+    for (const Field& item : sequence(*outcomes)) {
+      check_map(item, {"commit", "outcome"});
+      SimOutcome outcome;
+      outcome.commit = nonempty_string(require(item, "commit"));
+      Field kind = require(item, "outcome");
+      outcome.outcome = string(kind);
+      if (outcome.outcome != "build-failed" && outcome.outcome != "boot-failed") {
+        error(kind.node, kind.key,
+              fmt::format("'{}' is not one of: build-failed, boot-failed", outcome.outcome));
+      }
+      sim.outcomes.push_back(std::move(outcome));
+    }
+  }
+}
+
+}  // namespace
+
+Scenario load_scenario(const fs::path& file) {
+  std::error_code ignored;
+  if (!fs::is_regular_file(file, ignored)) {
+    fail("cannot read config {}: no such file; pass an existing YAML file with -c", file.string());
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file.string());
+  } catch (const YAML::BadFile&) {
+    fail("cannot read config {}; check its permissions", file.string());
+  } catch (const YAML::Exception& e) {
+    fail("{}:{}:{}: {}", file.string(), e.mark.line + 1, e.mark.column + 1, e.msg);
+  }
+  if (root.IsNull()) fail("{}:1:1: empty config; see configs/example.yaml", file.string());
+  return Parser(file).parse(root);
+}
+
+}  // namespace kbisect

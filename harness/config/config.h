@@ -1,0 +1,17 @@
+// Loading a scenario from its YAML file (layout and defaults: configs/example.yaml).
+// Every problem is an Error that names file:line:column and the key ("x.yaml:7:11:
+// vm.memory: expected a size such as 512M or 2G, got '2 gigs'").
+#pragma once
+
+#include <filesystem>
+
+#include "config/scenario.h"
+#include "config/scenario_hash.h"  // scenario_hash(), the store's config_hash
+
+namespace kbisect {
+
+// Parses and validates `file`. Relative paths in it resolve against the file's directory;
+// files the scenario reads (kernel config fragments, a base .config, job files) must exist.
+Scenario load_scenario(const std::filesystem::path& file);
+
+}  // namespace kbisect

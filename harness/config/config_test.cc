@@ -1,0 +1,437 @@
+#include "config/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// A scratch directory holding the config under test and the files it refers to.
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "config_test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    write("guest.config", "CONFIG_NVME_CORE=y\n");
+    write("job.fio", "[randread]\nrw=randread\n");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write(const fs::path& name, const std::string& text) {
+    fs::create_directories((dir_ / name).parent_path());
+    std::ofstream(dir_ / name) << text;
+  }
+
+  Scenario load(const std::string& yaml) {
+    write("c.yaml", yaml);
+    return load_scenario(dir_ / "c.yaml");
+  }
+
+  // The error's text after the file name: "3:5: vm.vcpus: ...".
+  std::string error_of(const std::string& yaml) {
+    try {
+      load(yaml);
+    } catch (const Error& e) {
+      std::string text = e.what();
+      std::string prefix = (dir_ / "c.yaml").string() + ":";
+      EXPECT_EQ(text.rfind(prefix, 0), 0u) << text;
+      return text.substr(prefix.size());
+    }
+    ADD_FAILURE() << "no error for:\n" << yaml;
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+const char* kMinimal = R"(name: demo
+kernel: {repo: linux}
+workload: {jobs: [job.fio]}
+metrics: [{name: read.iops}]
+)";
+
+TEST_F(ConfigTest, MinimalConfigGetsTheDefaults) {
+  Scenario s = load(kMinimal);
+  Scenario defaults;
+  EXPECT_EQ(s.source_file, dir_ / "c.yaml");
+  EXPECT_EQ(s.name, "demo");
+  EXPECT_EQ(s.kernel.repo, dir_ / "linux");
+  EXPECT_EQ(s.kernel.base_config, "tinyconfig");
+  EXPECT_TRUE(s.kernel.fragments.empty());
+  EXPECT_EQ(s.kernel.cmdline_extra, "");
+  EXPECT_EQ(s.build.jobs, defaults.build.jobs);
+  EXPECT_EQ(s.build.ccache, true);
+  EXPECT_EQ(s.build.cache_dir, fs::path(".cache/kbisect/cache"));
+  EXPECT_EQ(s.build.timeout_seconds, 3600);
+  EXPECT_EQ(s.vm.runner, RunnerKind::kQemu);
+  EXPECT_EQ(s.vm.libvirt_uri, "qemu:///system");
+  EXPECT_EQ(s.vm.accel, Accel::kAuto);
+  EXPECT_EQ(s.vm.vcpus, 2);
+  EXPECT_EQ(s.vm.memory_mib, 1024);
+  EXPECT_TRUE(s.vm.vcpu_pinning.empty());
+  EXPECT_EQ(s.vm.boot_timeout_seconds, 120);
+  EXPECT_EQ(s.vm.workload_timeout_seconds, 1800);
+  EXPECT_EQ(s.device.kind, DeviceKind::kEmulatedNvme);
+  EXPECT_EQ(s.device.image, fs::path(".cache/kbisect/nvme.img"));
+  EXPECT_EQ(s.device.size_bytes, 2ull << 30);
+  EXPECT_EQ(s.filesystem.kind, FilesystemKind::kExt4);
+  EXPECT_TRUE(s.filesystem.mkfs_options.empty());
+  EXPECT_EQ(s.filesystem.mount_options, "");
+  EXPECT_EQ(s.workload.job_files, std::vector<fs::path>{dir_ / "job.fio"});
+  EXPECT_TRUE(s.workload.vars.empty());
+  EXPECT_TRUE(s.workload.variants.empty());
+  ASSERT_EQ(s.metrics.size(), 1u);
+  EXPECT_EQ(s.metrics[0].name, "read.iops");
+  EXPECT_EQ(s.metrics[0].job, "");
+  EXPECT_EQ(s.metrics[0].better, Better::kHigher);
+  EXPECT_EQ(s.bisect.min_samples, 3);
+  EXPECT_EQ(s.bisect.max_samples, 10);
+  EXPECT_DOUBLE_EQ(s.bisect.alpha, 0.01);
+  EXPECT_DOUBLE_EQ(s.bisect.min_effect, 0.03);
+  EXPECT_FALSE(s.bisect.boot_failure_is_bad);
+  EXPECT_EQ(s.samples, 3);
+  EXPECT_EQ(s.database, fs::path("results/kbisect.db"));
+  EXPECT_EQ(s.workdir, fs::path(".cache/kbisect"));
+  EXPECT_EQ(s.sim.seed, 1u);
+  EXPECT_TRUE(s.sim.changes.empty());
+}
+
+TEST_F(ConfigTest, EveryKey) {
+  write("base.config", "CONFIG_64BIT=y\n");
+  write("frag/b.config", "CONFIG_XFS_FS=y\n");
+  Scenario s = load(R"(name: every-key
+kernel:
+  repo: /src/linux
+  base_config: base.config
+  fragments: [guest.config, frag/b.config]
+  cmdline_extra: "quiet loglevel=3"
+build: {jobs: 2, ccache: false, cache_dir: cache, timeout: 1h30m}
+vm:
+  runner: libvirt
+  uri: qemu+ssh://host/system
+  accel: tcg
+  vcpus: 4
+  memory: 2G
+  pin: [0, 1, 2, 3]
+  boot_timeout: 90s
+  workload_timeout: 5m
+device: {kind: emulated-nvme, image: /tmp/x.img, size: 512M}
+filesystem: {type: xfs, mkfs_options: [-b, size=4096], mount_options: noatime}
+workload:
+  jobs: [job.fio]
+  vars: {SIZE: 256M, RUNTIME: "10"}
+  variants:
+    - {name: lock}
+    - {name: nolock, vars: {SIZE: 1G}, mount_options: dioread_nolock}
+metrics:
+  - {name: write.clat_ns.percentile.99.000000, job: randread, better: higher-is-better}
+  - {name: sync.lat_ns.mean}
+  - {name: read.bw_bytes, better: lower}
+bisect: {min_samples: 4, max_samples: 20, alpha: 0.05, min_effect: 5%, boot_failure_is_bad: true}
+samples: 7
+database: db/k.db
+workdir: /var/tmp/kb
+sim:
+  seed: 42
+  base: 500.5
+  noise: {dist: bimodal, cv: 0.1, mode2: 0.7, p2: 30%}
+  drift_per_sample: 0.001
+  changes: [{commit: abc123, factor: 0.9}, {commit: "fs: a subject", factor: 1.2}]
+  outcomes: [{commit: def, outcome: boot-failed}]
+)");
+  EXPECT_EQ(s.kernel.repo, fs::path("/src/linux"));
+  EXPECT_EQ(s.kernel.base_config, (dir_ / "base.config").string());
+  EXPECT_EQ(s.kernel.fragments,
+            (std::vector<fs::path>{dir_ / "guest.config", dir_ / "frag/b.config"}));
+  EXPECT_EQ(s.kernel.cmdline_extra, "quiet loglevel=3");
+  EXPECT_EQ(s.build.jobs, 2);
+  EXPECT_FALSE(s.build.ccache);
+  EXPECT_EQ(s.build.cache_dir, dir_ / "cache");
+  EXPECT_EQ(s.build.timeout_seconds, 5400);
+  EXPECT_EQ(s.vm.runner, RunnerKind::kLibvirt);
+  EXPECT_EQ(s.vm.libvirt_uri, "qemu+ssh://host/system");
+  EXPECT_EQ(s.vm.accel, Accel::kTcg);
+  EXPECT_EQ(s.vm.vcpus, 4);
+  EXPECT_EQ(s.vm.memory_mib, 2048);
+  EXPECT_EQ(s.vm.vcpu_pinning, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(s.vm.boot_timeout_seconds, 90);
+  EXPECT_EQ(s.vm.workload_timeout_seconds, 300);
+  EXPECT_EQ(s.device.image, fs::path("/tmp/x.img"));
+  EXPECT_EQ(s.device.size_bytes, 512ull << 20);
+  EXPECT_EQ(s.filesystem.kind, FilesystemKind::kXfs);
+  EXPECT_EQ(s.filesystem.mkfs_options, (std::vector<std::string>{"-b", "size=4096"}));
+  EXPECT_EQ(s.filesystem.mount_options, "noatime");
+  EXPECT_EQ(s.workload.vars,
+            (std::map<std::string, std::string>{{"RUNTIME", "10"}, {"SIZE", "256M"}}));
+  ASSERT_EQ(s.workload.variants.size(), 2u);
+  EXPECT_EQ(s.workload.variants[0].name, "lock");
+  EXPECT_FALSE(s.workload.variants[0].mount_options.has_value());
+  EXPECT_EQ(s.workload.variants[1].name, "nolock");
+  EXPECT_EQ(s.workload.variants[1].vars.at("SIZE"), "1G");
+  EXPECT_EQ(s.workload.variants[1].mount_options, "dioread_nolock");
+  ASSERT_EQ(s.metrics.size(), 3u);
+  EXPECT_EQ(s.metrics[0].job, "randread");
+  EXPECT_EQ(s.metrics[0].better, Better::kHigher);
+  EXPECT_EQ(s.metrics[1].better, Better::kLower);  // a latency defaults to lower-is-better
+  EXPECT_EQ(s.metrics[2].better, Better::kLower);
+  EXPECT_EQ(s.bisect.min_samples, 4);
+  EXPECT_EQ(s.bisect.max_samples, 20);
+  EXPECT_DOUBLE_EQ(s.bisect.alpha, 0.05);
+  EXPECT_DOUBLE_EQ(s.bisect.min_effect, 0.05);
+  EXPECT_TRUE(s.bisect.boot_failure_is_bad);
+  EXPECT_EQ(s.samples, 7);
+  EXPECT_EQ(s.database, dir_ / "db/k.db");
+  EXPECT_EQ(s.workdir, fs::path("/var/tmp/kb"));
+  EXPECT_EQ(s.device.image, fs::path("/tmp/x.img"));
+  EXPECT_EQ(s.sim.seed, 42u);
+  EXPECT_DOUBLE_EQ(s.sim.base, 500.5);
+  EXPECT_EQ(s.sim.noise, NoiseDistribution::kBimodal);
+  EXPECT_DOUBLE_EQ(s.sim.cv, 0.1);
+  EXPECT_DOUBLE_EQ(s.sim.mode2, 0.7);
+  EXPECT_DOUBLE_EQ(s.sim.p2, 0.3);
+  EXPECT_DOUBLE_EQ(s.sim.drift_per_sample, 0.001);
+  ASSERT_EQ(s.sim.changes.size(), 2u);
+  EXPECT_EQ(s.sim.changes[1].commit, "fs: a subject");
+  EXPECT_DOUBLE_EQ(s.sim.changes[1].factor, 1.2);
+  ASSERT_EQ(s.sim.outcomes.size(), 1u);
+  EXPECT_EQ(s.sim.outcomes[0].outcome, "boot-failed");
+}
+
+TEST_F(ConfigTest, PassthroughDevice) {
+  Scenario s =
+      load(std::string(kMinimal) + "device: {kind: nvme-passthrough, pci: \"0000:01:00.0\"}\n");
+  EXPECT_EQ(s.device.kind, DeviceKind::kNvmePassthrough);
+  EXPECT_EQ(s.device.pci_address, "0000:01:00.0");
+  EXPECT_TRUE(s.device.image.empty());
+}
+
+TEST_F(ConfigTest, SimRunnerNeedsNoJobFiles) {
+  Scenario s = load(R"(name: sim
+kernel: {repo: .}
+vm: {runner: sim}
+metrics: [{name: read.iops}]
+)");
+  EXPECT_EQ(s.vm.runner, RunnerKind::kSim);
+  EXPECT_TRUE(s.workload.job_files.empty());
+}
+
+TEST_F(ConfigTest, MatrixExpandsToOneVariantPerCombination) {
+  Scenario s = load(R"(name: m
+kernel: {repo: linux}
+workload:
+  jobs: [job.fio]
+  matrix: {BS: [4k, 16k, 64k], QD: [1, 8]}
+metrics: [{name: read.iops}]
+)");
+  std::vector<std::string> names;
+  for (const Variant& v : s.workload.variants) names.push_back(v.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"BS=4k,QD=1", "BS=4k,QD=8", "BS=16k,QD=1",
+                                             "BS=16k,QD=8", "BS=64k,QD=1", "BS=64k,QD=8"}));
+  EXPECT_EQ(s.workload.variants[3].vars,
+            (std::map<std::string, std::string>{{"BS", "16k"}, {"QD", "8"}}));
+}
+
+TEST_F(ConfigTest, MatrixCrossesDeclaredVariants) {
+  Scenario s = load(R"(name: m
+kernel: {repo: linux}
+workload:
+  jobs: [job.fio]
+  variants: [{name: lock, vars: {BS: 1k, X: a}}, {name: nolock, mount_options: dioread_nolock}]
+  matrix: {BS: [4k, 64k]}
+metrics: [{name: read.iops}]
+)");
+  ASSERT_EQ(s.workload.variants.size(), 4u);
+  EXPECT_EQ(s.workload.variants[0].name, "lock,BS=4k");
+  EXPECT_EQ(s.workload.variants[0].vars,
+            (std::map<std::string, std::string>{{"BS", "4k"}, {"X", "a"}}));
+  EXPECT_EQ(s.workload.variants[3].name, "nolock,BS=64k");
+  EXPECT_EQ(s.workload.variants[3].mount_options, "dioread_nolock");
+}
+
+TEST_F(ConfigTest, ExampleConfigLoadsAndDocumentsTheDefaults) {
+  // The example refers to files of the repository relative to configs/: mirror them.
+  fs::path example = fs::path(KBISECT_SOURCE_DIR) / "configs/example.yaml";
+  fs::create_directories(dir_ / "configs");
+  fs::copy_file(example, dir_ / "configs/example.yaml");
+  write("vmimages/kconfig/guest.config", "");
+  write("workloads/jobs/demo-randread.fio", "");
+  Scenario s = load_scenario(dir_ / "configs/example.yaml");
+  Scenario d;
+  EXPECT_EQ(s.kernel.base_config, d.kernel.base_config);
+  EXPECT_EQ(s.kernel.cmdline_extra, d.kernel.cmdline_extra);
+  EXPECT_EQ(s.build.jobs, d.build.jobs);
+  EXPECT_EQ(s.build.ccache, d.build.ccache);
+  EXPECT_EQ(s.build.timeout_seconds, d.build.timeout_seconds);
+  EXPECT_EQ(s.build.cache_dir, dir_ / ".cache/kbisect/cache");
+  EXPECT_EQ(s.vm.runner, d.vm.runner);
+  EXPECT_EQ(s.vm.libvirt_uri, d.vm.libvirt_uri);
+  EXPECT_EQ(s.vm.accel, d.vm.accel);
+  EXPECT_EQ(s.vm.vcpus, d.vm.vcpus);
+  EXPECT_EQ(s.vm.memory_mib, d.vm.memory_mib);
+  EXPECT_EQ(s.vm.vcpu_pinning, d.vm.vcpu_pinning);
+  EXPECT_EQ(s.vm.boot_timeout_seconds, d.vm.boot_timeout_seconds);
+  EXPECT_EQ(s.vm.workload_timeout_seconds, d.vm.workload_timeout_seconds);
+  EXPECT_EQ(s.device.kind, d.device.kind);
+  EXPECT_EQ(s.device.image, dir_ / ".cache/kbisect/nvme.img");
+  EXPECT_EQ(s.device.size_bytes, d.device.size_bytes);
+  EXPECT_EQ(s.filesystem.kind, d.filesystem.kind);
+  EXPECT_EQ(s.filesystem.mkfs_options, d.filesystem.mkfs_options);
+  EXPECT_EQ(s.filesystem.mount_options, d.filesystem.mount_options);
+  EXPECT_EQ(s.metrics[0].job, "");
+  EXPECT_EQ(s.metrics[0].better, MetricSpec{}.better);
+  EXPECT_EQ(s.bisect.min_samples, d.bisect.min_samples);
+  EXPECT_EQ(s.bisect.max_samples, d.bisect.max_samples);
+  EXPECT_DOUBLE_EQ(s.bisect.alpha, d.bisect.alpha);
+  EXPECT_DOUBLE_EQ(s.bisect.min_effect, d.bisect.min_effect);
+  EXPECT_EQ(s.bisect.boot_failure_is_bad, d.bisect.boot_failure_is_bad);
+  EXPECT_EQ(s.samples, d.samples);
+  EXPECT_EQ(s.database, dir_ / "results/kbisect.db");
+  EXPECT_EQ(s.workdir, dir_ / ".cache/kbisect");
+  EXPECT_EQ(s.sim.seed, d.sim.seed);
+  EXPECT_DOUBLE_EQ(s.sim.base, d.sim.base);
+  EXPECT_EQ(s.sim.noise, d.sim.noise);
+  EXPECT_DOUBLE_EQ(s.sim.cv, d.sim.cv);
+  EXPECT_DOUBLE_EQ(s.sim.drift_per_sample, d.sim.drift_per_sample);
+  EXPECT_EQ(s.workload.variants.size(), 4u);
+}
+
+TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
+  struct Case {
+    std::string yaml;
+    std::string expected;  // the start of the message after "file:"
+  };
+  std::string head = "name: demo\nkernel: {repo: linux}\nworkload: {jobs: [job.fio]}\n";
+  std::string metrics = "metrics: [{name: read.iops}]\n";
+  std::vector<Case> cases = {
+      {head + metrics + "sampels: 3\n", "5:1: sampels: unknown key; did you mean 'samples'?"},
+      {head + metrics + "vm: {vcpus: 2, memroy: 1G}\n",
+       "5:16: vm.memroy: unknown key; did you mean 'memory'?"},
+      {head + metrics + "vm: {zzzzzz: 1}\n",
+       "5:6: vm.zzzzzz: unknown key; expected one of: runner, uri"},
+      {head + metrics + "samples: 3\nsamples: 4\n", "6:1: samples: key given twice"},
+      {"kernel: {repo: linux}\n", "1:1: name: missing required key"},
+      {"name: demo\nkernel:\n  base_config: defconfig\n" + metrics,
+       "3:3: kernel.repo: missing required key"},
+      {"name: demo\nkernel: {repo: linux}\n" + metrics, "1:1: workload.jobs: missing required key"},
+      {"name: demo\nkernel: {repo: linux}\nworkload: {vars: {A: b}}\n" + metrics,
+       "3:11: workload.jobs: missing required key"},
+      {head, "1:1: metrics: missing required key"},
+      {head + "metrics: []\n", "4:10: metrics: needs at least one metric"},
+      {head + metrics + "vm: {vcpus: two}\n", "5:13: vm.vcpus: expected an integer, got 'two'"},
+      {head + metrics + "vm: {vcpus: 0}\n",
+       "5:13: vm.vcpus: 0 is out of range: must be between 1 and 512"},
+      {head + metrics + "vm: {vcpus: [1]}\n", "5:13: vm.vcpus: expected an integer"},
+      {head + metrics + "vm: {memory: 1Q}\n",
+       "5:14: vm.memory: expected a size such as 512M or 2G, got '1Q'"},
+      {head + metrics + "vm: {memory: 1M}\n", "5:14: vm.memory: 1M is out of range"},
+      {head + metrics + "vm: {memory: 65537k}\n", "5:14: vm.memory: must be a whole number of MiB"},
+      {head + metrics + "vm: {boot_timeout: 2 minutes}\n",
+       "5:20: vm.boot_timeout: expected a duration such as 120s, 30m or 1h, got '2 minutes'"},
+      {head + metrics + "vm: {boot_timeout: 0s}\n", "5:20: vm.boot_timeout: 0 is out of range"},
+      {head + metrics + "vm: {accel: hvf}\n",
+       "5:13: vm.accel: 'hvf' is not one of: auto, kvm, tcg"},
+      {head + metrics + "vm: {runner: docker}\n",
+       "5:14: vm.runner: 'docker' is not one of: qemu, libvirt, sim"},
+      {head + metrics + "vm: {vcpus: 2, pin: [0]}\n",
+       "5:21: vm.pin: lists 1 host CPUs for 2 vCPUs"},
+      {head + metrics + "build: {ccache: yes}\n",
+       "5:17: build.ccache: expected true or false, got 'yes'"},
+      {head + metrics + "build: {jobs: -1}\n", "5:15: build.jobs: -1 is out of range"},
+      {head + metrics + "device: {size: 1G}\n", "5:9: device.kind: missing required key"},
+      {head + metrics + "device: {kind: emulated-nvme, pci: 0000:01:00.0}\n",
+       "5:36: device.pci: only for kind: nvme-passthrough"},
+      {head + metrics + "device: {kind: nvme-passthrough, size: 1G}\n",
+       "5:40: device.size: only for kind: emulated-nvme"},
+      {head + metrics + "device: {kind: nvme-passthrough}\n",
+       "5:9: device.pci: missing required key"},
+      {head + metrics + "device: {kind: nvme-passthrough, pci: 01:00.0}\n",
+       "5:39: device.pci: '01:00.0' is not a PCI address"},
+      {head + metrics + "filesystem: {type: btrfs}\n",
+       "5:20: filesystem.type: 'btrfs' is not one of: ext4, xfs"},
+      {"name: demo\nkernel: {repo: linux, fragments: [nope.config]}\nworkload: {jobs: "
+       "[job.fio]}\n" +
+           metrics,
+       "2:35: kernel.fragments[0]: no such file: "},
+      {"name: demo\nkernel: {repo: linux, base_config: my.config}\nworkload: {jobs: [job.fio]}\n" +
+           metrics,
+       "2:36: kernel.base_config: no such file: "},
+      {"name: demo\nkernel: {repo: linux}\nworkload: {jobs: [job.fio, missing.fio]}\n" + metrics,
+       "3:28: workload.jobs[1]: no such file: "},
+      {head + "metrics: [{name: read.ipos}]\n",
+       "4:18: metrics[0].name: 'read.ipos' is not a kdio metric"},
+      {head + "metrics: [{name: reads.iops}]\n",
+       "4:18: metrics[0].name: 'reads.iops' is not a kdio metric"},
+      {head + "metrics: [{name: read.clat_ns.percentile.101}]\n",
+       "4:18: metrics[0].name: 'read.clat_ns.percentile.101'"},
+      {head + "metrics: [{name: read.clat_ns.avg}]\n", "4:18: metrics[0].name: 'read.clat_ns.avg'"},
+      {head + "metrics: [{name: read.iops}, {name: read.iops}]\n",
+       "4:37: metrics[1].name: metric 'read.iops' listed twice"},
+      {head + "metrics: [{name: read.iops, better: up}]\n",
+       "4:37: metrics[0].better: 'up' is not one of: higher, lower"},
+      {head + "metrics: [{job: x}]\n", "4:11: metrics[0].name: missing required key"},
+      {head + metrics + "bisect: {alpha: 0.9}\n", "5:17: bisect.alpha: 0.9 is out of range"},
+      {head + metrics + "bisect: {min_effect: 150%}\n",
+       "5:22: bisect.min_effect: 150% is out of range: must be between 0% and 99%"},
+      {head + metrics + "bisect: {min_samples: 12}\n",
+       "5:23: bisect.min_samples: 12 is more than max_samples (10)"},
+      {head + metrics + "bisect: {min_samples: 4, max_samples: 3}\n",
+       "5:39: bisect.max_samples: 3 is out of range: must be between 4 and 1000"},
+      {head + metrics + "samples: 0\n", "5:10: samples: 0 is out of range"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n  variants: [{name: a}, "
+       "{name: a}]\n" +
+           metrics,
+       "5:32: workload.variants[1].name: variant 'a' declared twice"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n  variants: [{name: "
+       "a@b}]\n" +
+           metrics,
+       "5:21: workload.variants[0].name: use letters, digits"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n  vars: {1X: a}\n" +
+           metrics,
+       "5:10: workload.vars.1X: variable names are letters"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n  matrix: {BS: []}\n" +
+           metrics,
+       "5:16: workload.matrix.BS: needs at least one value"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n  matrix: {BS: 4k}\n" +
+           metrics,
+       "5:16: workload.matrix.BS: expected a list"},
+      {head + metrics + "sim: {noise: {dist: normal, p2: 0.3}}\n",
+       "5:33: sim.noise.p2: only for dist: bimodal"},
+      {head + metrics + "sim: {noise: {dist: gamma}}\n",
+       "5:21: sim.noise.dist: 'gamma' is not one of"},
+      {head + metrics + "sim: {outcomes: [{commit: a, outcome: slow}]}\n",
+       "5:39: sim.outcomes[0].outcome: 'slow' is not one of: build-failed, boot-failed"},
+      {head + metrics + "sim: {changes: [{commit: a}]}\n",
+       "5:17: sim.changes[0].factor: missing required key"},
+      {head + metrics + "sim: {changes: [{commit: a, factor: 0}]}\n",
+       "5:37: sim.changes[0].factor: 0 is out of range"},
+      {"name: demo\nkernel: {repo: linux\n",
+       "3:1: "},  // YAML syntax error: end of flow map missing
+      {"- a\n- b\n", "1:1: expected a map of keys"},
+      {"", "1:1: empty config"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_THAT(error_of(c.yaml), ::testing::StartsWith(c.expected)) << c.yaml;
+  }
+}
+
+TEST_F(ConfigTest, MissingFileSaysWhatToDo) {
+  try {
+    load_scenario(dir_ / "absent.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr("absent.yaml: no such file; pass an existing YAML file with -c"));
+  }
+}
+
+}  // namespace
+}  // namespace kbisect

@@ -1,0 +1,93 @@
+#include "config/scenario_hash.h"
+
+#include <openssl/evp.h>
+
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
+    fail("sha256 failed in OpenSSL");
+  }
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+// What a file contributes: its content, so editing a job file or a fragment changes the
+// hash while moving the checkout does not.
+std::string file_identity(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail("cannot read {} to hash the scenario; check that it exists", file.string());
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return sha256_hex(content);
+}
+
+nlohmann::json variant_json(const Variant& variant) {
+  nlohmann::json out = {{"name", variant.name}, {"vars", variant.vars}};
+  if (variant.mount_options) out["mount_options"] = *variant.mount_options;
+  return out;
+}
+
+}  // namespace
+
+std::string scenario_hash(const Scenario& s) {
+  // nlohmann::json objects keep keys sorted, so the dump is canonical. Bump "version" when
+  // the meaning of a field changes.
+  nlohmann::json fragments = nlohmann::json::array();
+  for (const auto& fragment : s.kernel.fragments) fragments.push_back(file_identity(fragment));
+  bool base_is_file = s.kernel.base_config.find('/') != std::string::npos;
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& job : s.workload.job_files) jobs.push_back(file_identity(job));
+  nlohmann::json variants = nlohmann::json::array();
+  for (const Variant& variant : s.workload.variants) variants.push_back(variant_json(variant));
+
+  nlohmann::json identity = {
+      {"version", 1},
+      {"kernel",
+       {{"base_config", base_is_file ? file_identity(s.kernel.base_config) : s.kernel.base_config},
+        {"fragments", fragments},
+        {"cmdline_extra", s.kernel.cmdline_extra}}},
+      {"vm",
+       {{"runner", static_cast<int>(s.vm.runner)},
+        {"vcpus", s.vm.vcpus},
+        {"memory_mib", s.vm.memory_mib},
+        {"pinning", s.vm.vcpu_pinning}}},
+      {"device",
+       {{"kind", static_cast<int>(s.device.kind)},
+        {"size_bytes", s.device.size_bytes},
+        {"pci_address", s.device.pci_address}}},
+      {"filesystem",
+       {{"kind", static_cast<int>(s.filesystem.kind)},
+        {"mkfs_options", s.filesystem.mkfs_options},
+        {"mount_options", s.filesystem.mount_options}}},
+      {"workload", {{"jobs", jobs}, {"vars", s.workload.vars}, {"variants", variants}}},
+  };
+  if (s.vm.runner == RunnerKind::kSim) {
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& change : s.sim.changes) changes.push_back({change.commit, change.factor});
+    nlohmann::json outcomes = nlohmann::json::array();
+    for (const auto& outcome : s.sim.outcomes)
+      outcomes.push_back({outcome.commit, outcome.outcome});
+    identity["sim"] = {{"seed", s.sim.seed},
+                       {"base", s.sim.base},
+                       {"noise", static_cast<int>(s.sim.noise)},
+                       {"cv", s.sim.cv},
+                       {"mode2", s.sim.mode2},
+                       {"p2", s.sim.p2},
+                       {"drift_per_sample", s.sim.drift_per_sample},
+                       {"changes", changes},
+                       {"outcomes", outcomes}};
+  }
+  return sha256_hex(identity.dump());
+}
+
+}  // namespace kbisect
