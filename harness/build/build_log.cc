@@ -1,0 +1,49 @@
+#include "build/build_log.h"
+
+#include <deque>
+#include <vector>
+
+namespace kbisect {
+namespace {
+
+constexpr size_t kMaxErrorLines = 20;
+
+bool is_error_line(std::string_view line) {
+  return line.find("error:") != std::string_view::npos ||
+         line.find("undefined reference") != std::string_view::npos ||
+         (line.find("***") != std::string_view::npos &&
+          line.find("Error") != std::string_view::npos);
+}
+
+}  // namespace
+
+std::string summarize_build_log(std::string_view log, size_t tail_lines) {
+  std::vector<std::string_view> errors;
+  std::deque<std::string_view> tail;
+  while (!log.empty()) {
+    size_t end = log.find('\n');
+    std::string_view line = log.substr(0, end);
+    log.remove_prefix(end == std::string_view::npos ? log.size() : end + 1);
+    if (is_error_line(line) && errors.size() < kMaxErrorLines) errors.push_back(line);
+    tail.push_back(line);
+    if (tail.size() > tail_lines) tail.pop_front();
+  }
+  std::string summary;
+  if (!errors.empty()) {
+    summary += "error lines:\n";
+    for (std::string_view line : errors) (summary += line) += '\n';
+    summary += "last lines:\n";
+  }
+  for (std::string_view line : tail) (summary += line) += '\n';
+  return summary;
+}
+
+bool is_compile_line(std::string_view line) {
+  return line.starts_with("  CC ");
+}
+
+bool reports_disk_full(std::string_view log) {
+  return log.find("No space left on device") != std::string_view::npos;
+}
+
+}  // namespace kbisect

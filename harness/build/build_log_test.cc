@@ -1,0 +1,46 @@
+#include "build/build_log.h"
+
+#include <gtest/gtest.h>
+
+namespace kbisect {
+namespace {
+
+TEST(BuildLog, ErrorLinesComeFirstThenTheTail) {
+  std::string log;
+  log += "  CC      fs/ext4/file.o\n";
+  log += "fs/ext4/file.c:42:1: error: expected ';' before '}' token\n";
+  for (int i = 0; i < 100; ++i) log += "  CC      other" + std::to_string(i) + ".o\n";
+  log += "make[3]: *** [scripts/Makefile.build:250: fs/ext4/file.o] Error 1\n";
+  log += "make: *** [Makefile:2012: .] Error 2\n";
+  std::string summary = summarize_build_log(log, 5);
+  EXPECT_EQ(summary.find("error lines:\nfs/ext4/file.c:42:1: error: expected"), 0u);
+  EXPECT_NE(summary.find("make[3]: *** [scripts/Makefile.build:250"), std::string::npos);
+  size_t last = summary.find("last lines:\n");
+  ASSERT_NE(last, std::string::npos);
+  std::string tail = summary.substr(last + 12);
+  EXPECT_EQ(tail,
+            "  CC      other97.o\n  CC      other98.o\n  CC      other99.o\n"
+            "make[3]: *** [scripts/Makefile.build:250: fs/ext4/file.o] Error 1\n"
+            "make: *** [Makefile:2012: .] Error 2\n");
+}
+
+TEST(BuildLog, WithoutErrorsOnlyTheTail) {
+  EXPECT_EQ(summarize_build_log("a\nb\nc\n", 2), "b\nc\n");
+  EXPECT_EQ(summarize_build_log("", 2), "");
+}
+
+TEST(BuildLog, UndefinedReferencesAreErrors) {
+  std::string summary = summarize_build_log("ld: foo.o: undefined reference to `bar'\nx\n", 1);
+  EXPECT_EQ(summary.find("error lines:\nld: foo.o: undefined reference"), 0u);
+}
+
+TEST(BuildLog, CompileLinesAndDiskFull) {
+  EXPECT_TRUE(is_compile_line("  CC      fs/ext4/file.o"));
+  EXPECT_FALSE(is_compile_line("  LD      vmlinux"));
+  EXPECT_FALSE(is_compile_line("  HOSTCC  scripts/kconfig/conf.o"));
+  EXPECT_TRUE(reports_disk_full("fs/x.o: No space left on device"));
+  EXPECT_FALSE(reports_disk_full("all fine"));
+}
+
+}  // namespace
+}  // namespace kbisect

@@ -1,0 +1,259 @@
+#include "build/builder.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+
+#include <algorithm>
+#include <boost/process/search_path.hpp>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "build/build_cache.h"
+#include "build/build_log.h"
+#include "build/configure.h"
+#include "build/digest.h"
+#include "common/error.h"
+#include "common/process.h"
+#include "common/unique_fd.h"
+
+namespace kbisect {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Fixed so that identical sources give byte-identical images. The timestamp must be a date
+// that `date -d` parses: usr/gen_initramfs.sh uses it for the initramfs mtimes.
+const std::vector<std::string> kReproducibleVariables = {
+    "KBUILD_BUILD_TIMESTAMP=1970-01-01 00:00:00 UTC", "KBUILD_BUILD_USER=kbisect",
+    "KBUILD_BUILD_HOST=kbisect", "KBUILD_BUILD_VERSION=1"};
+constexpr const char* kImage = "arch/x86/boot/bzImage";
+constexpr const char* kCompileCountFile = ".kbisect-compile-count";
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) fail("cannot write {}: {}", path.string(), errno_text(errno));
+}
+
+void check_request(const BuildRequest& request) {
+  if (request.build.cache_dir.empty()) fail("build.cache_dir is not set; set it in the config");
+  if (request.object_dir.empty()) fail("internal error: no object directory for the build");
+  if (request.tree_id.empty()) fail("internal error: no tree id for the build");
+  if (!fs::is_regular_file(request.source_dir / "Makefile")) {
+    fail("{} is not a kernel source tree (no Makefile); check kernel.repo",
+         request.source_dir.string());
+  }
+  // Kbuild refuses O= builds of a tree configured in place; say how to fix it up front.
+  if (fs::exists(request.source_dir / ".config") ||
+      fs::exists(request.source_dir / "include/config")) {
+    fail("the kernel tree {} has been configured in place; run `make mrproper` in it",
+         request.source_dir.string());
+  }
+  std::vector<std::string> tools = {"make", "gcc", "flex", "bison", "bc"};
+  if (request.build.ccache) tools.push_back("ccache");
+  for (const std::string& tool : tools) {
+    if (boost::process::search_path(tool).empty()) {
+      fail("'{}' is needed to build kernels but is not in PATH; install it (make deps)", tool);
+    }
+  }
+}
+
+UniqueFd lock_object_dir(const fs::path& object_dir) {
+  std::error_code error;
+  fs::create_directories(object_dir, error);
+  if (error) fail("cannot create {}: {}", object_dir.string(), error.message());
+  fs::path lock_path = object_dir / ".kbisect-lock";
+  UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd) fail("cannot open {}: {}", lock_path.string(), errno_text(errno));
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    fail("{} is in use by another kbisect build; wait for it or use another workdir",
+         object_dir.string());
+  }
+  return fd;
+}
+
+std::vector<std::string> make_variables(const BuildSpec& spec) {
+  std::vector<std::string> variables = {spec.ccache ? "CC=ccache gcc" : "CC=gcc"};
+  variables.insert(variables.end(), kReproducibleVariables.begin(), kReproducibleVariables.end());
+  return variables;
+}
+
+std::map<std::string, std::string> make_environment(const BuildSpec& spec) {
+  // English messages: the log summary looks for "error:".
+  return {{"LC_ALL", "C"}, {"CCACHE_DIR", (fs::absolute(spec.cache_dir) / "ccache").string()}};
+}
+
+// Replaces the object directory's .config only when it differs, so an unchanged config
+// costs Kbuild nothing.
+void install_config(const fs::path& config, const fs::path& object_dir) {
+  std::string text = read_file(config);
+  if (read_file(object_dir / ".config") == text) return;
+  write_file(object_dir / ".config", text);
+}
+
+int read_compile_count(const fs::path& object_dir) {
+  std::string text = read_file(object_dir / kCompileCountFile);
+  return text.empty() ? 0 : std::atoi(text.c_str());
+}
+
+// Keeps the log and .config of a failed build where later builds will not overwrite them.
+void keep_failure(BuildResult& result, const fs::path& cache_root, const std::string& name,
+                  const fs::path& log, const fs::path& config) {
+  fs::path directory = cache_root / "failed" / name;
+  std::error_code error;
+  fs::create_directories(directory, error);
+  if (error) fail("cannot create {}: {}", directory.string(), error.message());
+  result.log = directory / "build.log";
+  fs::copy_file(log, result.log, fs::copy_options::overwrite_existing, error);
+  if (error) fail("cannot keep the build log {}: {}", log.string(), error.message());
+  if (fs::exists(config)) {
+    result.config = directory / "config";
+    fs::copy_file(config, result.config, fs::copy_options::overwrite_existing, error);
+  }
+  result.outcome = BuildOutcome::kBuildFailed;
+}
+
+}  // namespace
+
+int BuildProgress::percent() const {
+  if (expected <= 0) return -1;
+  return std::min(99, compiled * 100 / expected);
+}
+
+const char* to_string(BuildOutcome outcome) {
+  return outcome == BuildOutcome::kOk ? "ok" : "build-failed";
+}
+
+fs::path default_guest_config() {
+  return fs::path(KBISECT_SOURCE_DIR) / "vmimages/kconfig/guest.config";
+}
+
+const std::string& Builder::compiler_version() {
+  if (compiler_.empty()) {
+    std::string output = run_checked({"gcc", "--version"});
+    compiler_ = output.substr(0, output.find('\n'));
+  }
+  return compiler_;
+}
+
+BuildResult Builder::build(const BuildRequest& request) {
+  const auto start = Clock::now();
+  check_request(request);
+  BuildCache cache(fs::absolute(request.build.cache_dir));
+  const fs::path object_dir = fs::absolute(request.object_dir);
+  UniqueFd lock = lock_object_dir(object_dir);
+  const std::chrono::seconds timeout(request.build.timeout_seconds);
+
+  BuildResult result;
+  result.compiler = compiler_version();
+  ConfigRequest config_request;
+  config_request.source_dir = fs::absolute(request.source_dir);
+  config_request.config_dir = object_dir.string() + "-kconfig";
+  config_request.base = request.kernel.base_config;
+  config_request.fragments = request.kernel.fragments;
+  config_request.guest_config =
+      request.guest_config.empty() ? default_guest_config() : request.guest_config;
+  config_request.make_variables = make_variables(request.build);
+  config_request.environment = make_environment(request.build);
+  config_request.timeout = timeout;
+  const auto config_start = Clock::now();
+  ConfigResult config = configure_kernel(config_request);
+  result.config_seconds = seconds_since(config_start);
+  result.warnings = config.warnings;
+  if (!config.ok) {
+    keep_failure(result, cache.root(), request.tree_id + "-kconfig", config.log, config.config);
+    result.log_tail = config.log_tail;
+    result.seconds = seconds_since(start);
+    return result;
+  }
+
+  result.config_sha256 = sha256_file(config.config);
+  const BuildKey key{request.tree_id, result.config_sha256, result.compiler};
+  result.cache_key = key.hex();
+  if (std::optional<CachedBuild> hit = cache.find(key)) {
+    result.outcome = BuildOutcome::kOk;
+    result.cache_hit = true;
+    result.image = hit->image;
+    result.image_sha256 = hit->image_sha256;
+    result.config = hit->config;
+    result.log = hit->log;
+    result.seconds = seconds_since(start);
+    return result;
+  }
+
+  install_config(config.config, object_dir);
+  const int jobs = request.build.jobs > 0 ? request.build.jobs
+                                          : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> argv = {"make", "-C", config_request.source_dir.string(),
+                                   "O=" + object_dir.string(), fmt::format("-j{}", jobs)};
+  std::vector<std::string> variables = make_variables(request.build);
+  argv.insert(argv.end(), variables.begin(), variables.end());
+  argv.push_back("bzImage");
+  BuildProgress progress{0, read_compile_count(object_dir)};
+  ProcessOptions options;
+  options.log_file = object_dir / "kbisect-build.log";
+  options.extra_environment = make_environment(request.build);
+  options.timeout = timeout;
+  options.on_line = [&](std::string_view line) {
+    if (!is_compile_line(line)) return;
+    ++progress.compiled;
+    if (request.on_progress) request.on_progress(progress);
+  };
+  const auto build_start = Clock::now();
+  ProcessResult run = run_process(argv, options);
+  result.build_seconds = seconds_since(build_start);
+  if (run.timed_out) {
+    fail("building {} timed out after {} s; raise build.timeout_seconds (log: {})",
+         request.commit_id, timeout.count(), options.log_file.string());
+  }
+  if (run.term_signal != 0) {
+    fail("make was killed by signal {} (out of memory?); log: {}", run.term_signal,
+         options.log_file.string());
+  }
+  std::string log = read_file(options.log_file);
+  if (!run.ok()) {
+    if (reports_disk_full(log)) {
+      fail("the kernel build ran out of disk space; free space under {} (log: {})",
+           object_dir.string(), options.log_file.string());
+    }
+    keep_failure(result, cache.root(), result.cache_key, options.log_file, object_dir / ".config");
+    result.log_tail = summarize_build_log(log);
+    result.seconds = seconds_since(start);
+    return result;
+  }
+  const fs::path image = object_dir / kImage;
+  if (!fs::is_regular_file(image)) {
+    fail("make bzImage succeeded but {} is missing; see {}", image.string(),
+         options.log_file.string());
+  }
+  if (progress.compiled > progress.expected) {
+    write_file(object_dir / kCompileCountFile, std::to_string(progress.compiled));
+  }
+  CachedBuild entry = cache.store(key, image, object_dir / ".config", options.log_file,
+                                  request.commit_id, result.build_seconds);
+  result.outcome = BuildOutcome::kOk;
+  result.image = entry.image;
+  result.image_sha256 = entry.image_sha256;
+  result.config = entry.config;
+  result.log = entry.log;
+  result.seconds = seconds_since(start);
+  return result;
+}
+
+}  // namespace kbisect

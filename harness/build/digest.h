@@ -1,0 +1,15 @@
+// SHA-256 digests (OpenSSL EVP) as lower-case hex, for cache keys and image identity.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace kbisect {
+
+std::string sha256_hex(std::string_view data);
+
+// Streams the file; throws Error when it cannot be read.
+std::string sha256_file(const std::filesystem::path& path);
+
+}  // namespace kbisect
