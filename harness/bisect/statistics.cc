@@ -1,0 +1,242 @@
+#include "bisect/statistics.h"
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+// Beyond this the exact U distribution is both slow and no better than the approximation.
+constexpr size_t kExactUMaxSize = 50;
+
+void require_samples(std::span<const double> x, std::span<const double> y, const char* test) {
+  if (x.empty() || y.empty()) fail("internal error: {} needs samples on both sides", test);
+}
+
+double normal_sf(double z) {
+  return boost::math::cdf(boost::math::complement(boost::math::normal(), z));
+}
+
+// Midranks of the pooled sample, and the tie term sum(t^3 - t).
+struct Ranks {
+  std::vector<double> rank;
+  double tie_term = 0;
+};
+
+Ranks pooled_ranks(std::span<const double> x, std::span<const double> y) {
+  const size_t n = x.size() + y.size();
+  std::vector<std::pair<double, size_t>> pooled;
+  pooled.reserve(n);
+  for (size_t i = 0; i < x.size(); ++i) pooled.emplace_back(x[i], i);
+  for (size_t j = 0; j < y.size(); ++j) pooled.emplace_back(y[j], x.size() + j);
+  std::sort(pooled.begin(), pooled.end());
+  Ranks ranks;
+  ranks.rank.resize(n);
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j + 1 < n && pooled[j + 1].first == pooled[i].first) ++j;
+    double midrank = (static_cast<double>(i + j) / 2) + 1;
+    for (size_t k = i; k <= j; ++k) ranks.rank[pooled[k].second] = midrank;
+    double t = static_cast<double>(j - i + 1);
+    ranks.tie_term += t * t * t - t;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+// P(U >= u) under the null without ties: counts of rank configurations by U, built with the
+// recurrence N(u; m, n) = N(u - n; m - 1, n) + N(u; m, n - 1).
+double exact_u_sf(int u, int m, int n) {
+  // counts[j][v]: arrangements of i x's among i + j with U = v, rolled over i.
+  std::vector<std::vector<double>> counts(n + 1, std::vector<double>(m * n + 1, 0.0));
+  for (int j = 0; j <= n; ++j) counts[j][0] = 1;  // i = 0
+  for (int i = 1; i <= m; ++i) {
+    std::vector<std::vector<double>> next(n + 1, std::vector<double>(m * n + 1, 0.0));
+    next[0][0] = 1;
+    for (int j = 1; j <= n; ++j) {
+      for (int v = 0; v <= i * j; ++v) {
+        double with_x_last = v - j >= 0 ? counts[j][v - j] : 0.0;  // largest is an x
+        double with_y_last = next[j - 1][v];                       // largest is a y
+        next[j][v] = with_x_last + with_y_last;
+      }
+    }
+    counts = std::move(next);
+  }
+  double total = 0, tail = 0;
+  for (int v = 0; v <= m * n; ++v) {
+    total += counts[n][v];
+    if (v >= u) tail += counts[n][v];
+  }
+  return tail / total;
+}
+
+}  // namespace
+
+TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
+                          Alternative alternative) {
+  require_samples(x, y, "Mann-Whitney U");
+  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
+  Ranks ranks = pooled_ranks(x, y);
+  double rank_sum = 0;
+  for (size_t i = 0; i < x.size(); ++i) rank_sum += ranks.rank[i];
+  const double u1 = rank_sum - n1 * (n1 + 1) / 2;
+  const double u2 = n1 * n2 - u1;
+  double u = std::max(u1, u2);
+  double factor = 2;
+  if (alternative == Alternative::kGreater) u = u1, factor = 1;
+  if (alternative == Alternative::kLess) u = u2, factor = 1;
+
+  TestResult result;
+  result.statistic = u1;
+  const bool exact =
+      ranks.tie_term == 0 && x.size() <= kExactUMaxSize && y.size() <= kExactUMaxSize;
+  if (exact) {
+    result.exact = true;
+    result.p_value = exact_u_sf(static_cast<int>(std::lround(u)), static_cast<int>(x.size()),
+                                static_cast<int>(y.size()));
+  } else {
+    const double n = n1 + n2;
+    double sigma = std::sqrt(n1 * n2 / 12 * ((n + 1) - ranks.tie_term / (n * (n - 1))));
+    double z = sigma > 0 ? (u - n1 * n2 / 2 - 0.5) / sigma : 0;
+    result.p_value = sigma > 0 ? normal_sf(z) : 0.5;
+  }
+  result.p_value = std::clamp(result.p_value * factor, 0.0, 1.0);
+  return result;
+}
+
+double kolmogorov_sf(double lambda) {
+  if (lambda <= 0) return 1;
+  if (lambda < 0.2) {
+    // The alternating series converges badly here; use the theta-function form of the CDF.
+    double cdf = 0;
+    const double c = std::sqrt(2 * M_PI) / lambda;
+    for (int k = 1; k <= 20; ++k) {
+      double t = (2 * k - 1) * M_PI / (2 * lambda);
+      cdf += std::exp(-t * t / 2);
+    }
+    return 1 - c * cdf;
+  }
+  double sum = 0;
+  for (int k = 1; k <= 100; ++k) {
+    double term = std::exp(-2.0 * k * k * lambda * lambda);
+    sum += (k % 2 == 1 ? term : -term);
+    if (term < 1e-16) break;
+  }
+  return std::clamp(2 * sum, 0.0, 1.0);
+}
+
+TestResult kolmogorov_smirnov(std::span<const double> x, std::span<const double> y) {
+  require_samples(x, y, "Kolmogorov-Smirnov");
+  std::vector<double> a(x.begin(), x.end()), b(y.begin(), y.end());
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  const long m = static_cast<long>(a.size()), n = static_cast<long>(b.size());
+  // D * m * n as an integer, so the lattice walk below compares exactly.
+  long scaled = 0;
+  for (size_t i = 0, j = 0; i < a.size() || j < b.size();) {
+    double v = (j == b.size() || (i < a.size() && a[i] <= b[j])) ? a[i] : b[j];
+    while (i < a.size() && a[i] == v) ++i;
+    while (j < b.size() && b[j] == v) ++j;
+    scaled = std::max(scaled, std::labs(static_cast<long>(i) * n - static_cast<long>(j) * m));
+  }
+  TestResult result;
+  result.statistic = static_cast<double>(scaled) / static_cast<double>(m * n);
+  if (m * n <= 10000) {
+    // Paths from (0,0) to (m,n) that stay strictly inside |i n - j m| < D m n; p is the rest.
+    std::vector<long double> row(n + 1, 0.0L);
+    for (long i = 0; i <= m; ++i) {
+      for (long j = 0; j <= n; ++j) {
+        if (std::labs(i * n - j * m) >= scaled) {
+          row[j] = 0;
+          continue;
+        }
+        if (i == 0 && j == 0) {
+          row[j] = 1;
+          continue;
+        }
+        long double from_left = j > 0 ? row[j - 1] : 0.0L;
+        row[j] = (i > 0 ? row[j] : 0.0L) + from_left;
+      }
+    }
+    // Normalise by C(m + n, m), built the same way so rounding largely cancels.
+    long double total = 1;
+    for (long k = 1; k <= m; ++k) total = total * static_cast<long double>(n + k) / k;
+    result.exact = true;
+    result.p_value = std::clamp(static_cast<double>(1.0L - row[n] / total), 0.0, 1.0);
+  } else {
+    double en = std::sqrt(static_cast<double>(m * n) / static_cast<double>(m + n));
+    result.p_value = kolmogorov_sf(en * result.statistic);
+  }
+  return result;
+}
+
+double quantile(std::span<const double> values, double q) {
+  if (values.empty()) fail("internal error: quantile of no values");
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  double position = q * static_cast<double>(sorted.size() - 1);
+  size_t below = static_cast<size_t>(std::floor(position));
+  size_t above = std::min(below + 1, sorted.size() - 1);
+  double fraction = position - static_cast<double>(below);
+  return sorted[below] + fraction * (sorted[above] - sorted[below]);
+}
+
+double median(std::span<const double> values) {
+  return quantile(values, 0.5);
+}
+
+double mean(std::span<const double> values) {
+  if (values.empty()) fail("internal error: mean of no values");
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+double stddev(std::span<const double> values) {
+  if (values.size() < 2) return 0;
+  double m = mean(values), sum = 0;
+  for (double v : values) sum += (v - m) * (v - m);
+  return std::sqrt(sum / static_cast<double>(values.size() - 1));
+}
+
+double mad(std::span<const double> values) {
+  double center = median(values);
+  std::vector<double> deviations;
+  for (double v : values) deviations.push_back(std::fabs(v - center));
+  return median(deviations);
+}
+
+double iqr(std::span<const double> values) {
+  return quantile(values, 0.75) - quantile(values, 0.25);
+}
+
+Shift hodges_lehmann(std::span<const double> x, std::span<const double> y, double confidence) {
+  require_samples(x, y, "Hodges-Lehmann");
+  std::vector<double> differences;
+  differences.reserve(x.size() * y.size());
+  for (double b : y) {
+    for (double a : x) differences.push_back(b - a);
+  }
+  std::sort(differences.begin(), differences.end());
+  Shift shift;
+  shift.estimate = median(differences);
+  const double n1 = static_cast<double>(x.size()), n2 = static_cast<double>(y.size());
+  double z = boost::math::quantile(boost::math::normal(), 0.5 + confidence / 2);
+  double c = std::floor(n1 * n2 / 2 - z * std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12));
+  long k = std::max(0L, static_cast<long>(c));  // the (k+1)-th smallest, 0-based index k
+  long last = static_cast<long>(differences.size()) - 1;
+  shift.low = differences[std::min(k, last)];
+  shift.high = differences[std::max(0L, last - k)];
+  return shift;
+}
+
+double relative_change(std::span<const double> before, std::span<const double> after) {
+  double base = median(before);
+  if (base == 0) fail("cannot compute a relative change against a median of 0");
+  return (median(after) - base) / base;
+}
+
+}  // namespace kbisect

@@ -1,0 +1,55 @@
+// The statistics of the verdicts: rank tests that do not assume normal noise (Mann-Whitney U,
+// two-sample Kolmogorov-Smirnov), robust location and spread, and effect sizes with a
+// confidence interval. Conventions follow scipy.stats so results can be checked against it.
+#pragma once
+
+#include <span>
+#include <vector>
+
+namespace kbisect {
+
+// kLess: x tends to be smaller than y; kGreater: larger.
+enum class Alternative { kTwoSided, kLess, kGreater };
+
+struct TestResult {
+  double statistic = 0;
+  double p_value = 1;
+  bool exact = false;  // p from the exact null distribution, not an approximation
+};
+
+// U of x (scipy's U1 = rank sum of x - n_x (n_x + 1) / 2). Exact null distribution when there
+// are no ties and both samples are small; otherwise the normal approximation with the tie
+// correction and a continuity correction.
+TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
+                          Alternative alternative = Alternative::kTwoSided);
+
+// Two-sided two-sample KS: D = max |F_x - F_y|. Exact p (lattice paths, as scipy's "exact")
+// when n_x * n_y <= 10000, else the asymptotic Kolmogorov distribution.
+TestResult kolmogorov_smirnov(std::span<const double> x, std::span<const double> y);
+
+// P(K > lambda) for the limiting Kolmogorov distribution (scipy.stats.kstwobign.sf).
+double kolmogorov_sf(double lambda);
+
+double median(std::span<const double> values);
+double mean(std::span<const double> values);
+double stddev(std::span<const double> values);  // sample standard deviation (n - 1)
+// Median absolute deviation from the median, unscaled (scipy's median_abs_deviation).
+double mad(std::span<const double> values);
+// Interquartile range with linear interpolation between order statistics (numpy's default).
+double iqr(std::span<const double> values);
+double quantile(std::span<const double> values, double q);
+
+// Hodges-Lehmann shift of y against x: the median of all differences y_j - x_i, with the
+// distribution-free (Moses) confidence interval from the normal approximation of U.
+struct Shift {
+  double estimate = 0;
+  double low = 0;
+  double high = 0;
+};
+Shift hodges_lehmann(std::span<const double> x, std::span<const double> y,
+                     double confidence = 0.95);
+
+// (median(after) - median(before)) / median(before).
+double relative_change(std::span<const double> before, std::span<const double> after);
+
+}  // namespace kbisect

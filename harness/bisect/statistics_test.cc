@@ -1,0 +1,94 @@
+// Expected values computed independently with scipy 1.10 (scipy.stats.mannwhitneyu, ks_2samp,
+// kstwobign, median_abs_deviation, iqr; numpy for the Hodges-Lehmann differences).
+#include "bisect/statistics.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace kbisect {
+namespace {
+
+const std::vector<double> kX{19.1, 21.5, 18.3, 22.7, 20.2, 17.9};
+const std::vector<double> kY{24.3, 23.1, 25.8, 22.9, 26.4, 21.8, 27.0};
+
+TEST(MannWhitneyU, ExactWithoutTies) {
+  TestResult two = mann_whitney_u(kX, kY);
+  EXPECT_TRUE(two.exact);
+  EXPECT_DOUBLE_EQ(two.statistic, 1.0);
+  EXPECT_NEAR(two.p_value, 0.002331002331002331, 1e-12);
+  EXPECT_NEAR(mann_whitney_u(kX, kY, Alternative::kLess).p_value, 0.0011655011655011655, 1e-12);
+  EXPECT_NEAR(mann_whitney_u(kX, kY, Alternative::kGreater).p_value, 0.9994172494172495, 1e-12);
+}
+
+TEST(MannWhitneyU, NormalApproximationWithTies) {
+  const std::vector<double> a{1, 2, 2, 3, 3, 3, 4, 5, 5, 6, 7, 8};
+  const std::vector<double> b{3, 4, 4, 5, 6, 6, 7, 8, 8, 9, 9, 10, 11};
+  TestResult two = mann_whitney_u(a, b);
+  EXPECT_FALSE(two.exact);
+  EXPECT_DOUBLE_EQ(two.statistic, 30.0);
+  EXPECT_NEAR(two.p_value, 0.009371664169231873, 1e-10);
+  EXPECT_NEAR(mann_whitney_u(a, b, Alternative::kLess).p_value, 0.004685832084615937, 1e-10);
+  EXPECT_NEAR(mann_whitney_u(a, b, Alternative::kGreater).p_value, 0.9960096905207342, 1e-10);
+}
+
+TEST(MannWhitneyU, IdenticalSamplesAreNotDifferent) {
+  const std::vector<double> same{5, 5, 5};
+  EXPECT_DOUBLE_EQ(mann_whitney_u(same, same).p_value, 1.0);
+}
+
+TEST(KolmogorovSmirnov, ExactSmall) {
+  TestResult result = kolmogorov_smirnov(kX, kY);
+  EXPECT_TRUE(result.exact);
+  EXPECT_NEAR(result.statistic, 0.8571428571428571, 1e-12);
+  EXPECT_NEAR(result.p_value, 0.008158508158508158, 1e-12);
+}
+
+TEST(KolmogorovSmirnov, ExactLarger) {
+  const std::vector<double> p{0.61, 0.29, 0.06,  0.59,  -1.73, -0.74, 0.51, -0.56, 0.39,
+                              1.64, 0.05, -0.06, 0.64,  -0.82, 0.37,  1.77, 1.09,  -1.28,
+                              2.36, 1.31, 1.05,  -0.32, -0.4,  1.06,  -2.47};
+  const std::vector<double> q{2.2,  1.66, 1.38, 0.2,  0.36,  0,     0.96, 1.56, 0.44, 1.5,
+                              -0.3, 0.66, 2.31, 3.29, -0.27, -0.37, 0.38, 0.7,  0.52, -0.71};
+  TestResult result = kolmogorov_smirnov(p, q);
+  EXPECT_NEAR(result.statistic, 0.23, 1e-12);
+  EXPECT_NEAR(result.p_value, 0.5286364448145011, 1e-9);
+}
+
+TEST(KolmogorovSmirnov, LimitingDistribution) {
+  EXPECT_NEAR(kolmogorov_sf(0.1), 1.0, 1e-12);
+  EXPECT_NEAR(kolmogorov_sf(0.5), 0.9639452436648751, 1e-10);
+  EXPECT_NEAR(kolmogorov_sf(1.0), 0.26999967167735456, 1e-10);
+  EXPECT_NEAR(kolmogorov_sf(1.36), 0.049485876755377876, 1e-10);
+  EXPECT_NEAR(kolmogorov_sf(2.0), 0.0006709252557796953, 1e-12);
+}
+
+TEST(KolmogorovSmirnov, LargeSamplesUseTheAsymptoticP) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 120; ++i) a.push_back(i), b.push_back(i + 30);
+  TestResult result = kolmogorov_smirnov(a, b);
+  EXPECT_FALSE(result.exact);
+  EXPECT_NEAR(result.statistic, 0.25, 1e-12);
+  EXPECT_NEAR(result.p_value, kolmogorov_sf(std::sqrt(60.0) * 0.25), 1e-12);
+}
+
+TEST(Descriptive, MedianMadIqr) {
+  std::vector<double> odd = kX;
+  odd.push_back(30.0);
+  EXPECT_DOUBLE_EQ(median(odd), 20.2);
+  EXPECT_NEAR(mad(kX), 1.55, 1e-12);
+  EXPECT_NEAR(iqr(kY), 3.1, 1e-12);
+  EXPECT_NEAR(stddev(std::vector<double>{2, 4, 4, 4, 5, 5, 7, 9}), 2.138089935299395, 1e-12);
+}
+
+TEST(EffectSize, HodgesLehmannWithMosesInterval) {
+  Shift shift = hodges_lehmann(kX, kY);
+  EXPECT_NEAR(shift.estimate, 4.45, 1e-12);
+  EXPECT_NEAR(shift.low, 1.6, 1e-12);
+  EXPECT_NEAR(shift.high, 7.3, 1e-12);
+  EXPECT_NEAR(relative_change(std::vector<double>{100, 110, 90}, std::vector<double>{95, 90}),
+              -0.075, 1e-12);
+}
+
+}  // namespace
+}  // namespace kbisect
