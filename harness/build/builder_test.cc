@@ -1,0 +1,206 @@
+// The Builder's flow against a stand-in kernel tree: a Makefile with the targets the Builder
+// calls (tinyconfig, olddefconfig, bzImage), so every outcome and error path runs in
+// milliseconds. tests/build/ builds real kernels.
+#include "build/builder.h"
+
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/file.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "build/digest.h"
+#include "common/error.h"
+#include "common/unique_fd.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// olddefconfig drops CONFIG_DROPPED, as Kconfig drops an option whose dependency is unmet.
+// bzImage is made of the source and the .config, and fails on a "syntax error" in code.c.
+constexpr const char* kMakefile = R"(
+tinyconfig:
+	mkdir -p $(O)
+	printf 'CONFIG_BASE=y\n# CONFIG_A is not set\n' > $(O)/.config
+olddefconfig:
+	test ! -e $(CURDIR)/broken-kconfig || { echo 'Kconfig:1: error: syntax'; exit 1; }
+	grep -v '^CONFIG_DROPPED=' $(O)/.config > $(O)/.config.new
+	mv $(O)/.config.new $(O)/.config
+bzImage:
+	@echo '  CC      one.o'
+	@echo '  CC      two.o'
+	@echo '  LD      vmlinux'
+	@if grep -q SYNTAX code.c; then echo "code.c:1:7: error: expected ';'"; exit 2; fi
+	mkdir -p $(O)/arch/x86/boot
+	cat code.c $(O)/.config > $(O)/arch/x86/boot/bzImage
+	echo '$(CC)|$(KBUILD_BUILD_TIMESTAMP)|$(KBUILD_BUILD_USER)' > $(O)/variables
+)";
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+class BuilderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/kbisect-builder-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    root_ = pattern;
+    write_file(root_ / "src/Makefile", kMakefile);
+    write_file(root_ / "src/code.c", "int main(void) { return 0; }\n");
+    write_file(root_ / "guest.config", "CONFIG_BASE=y\n");
+    request_.source_dir = root_ / "src";
+    request_.tree_id = "tree1";
+    request_.commit_id = "commit1";
+    request_.build.jobs = 1;
+    request_.build.cache_dir = root_ / "cache";
+    request_.object_dir = root_ / "obj";
+    request_.guest_config = root_ / "guest.config";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path root_;
+  BuildRequest request_;
+  Builder builder_;
+};
+
+TEST_F(BuilderTest, BuildsThenHitsTheCache) {
+  std::vector<BuildProgress> progress;
+  request_.on_progress = [&](const BuildProgress& p) { progress.push_back(p); };
+  BuildResult first = builder_.build(request_);
+  ASSERT_TRUE(first.ok()) << first.log_tail;
+  EXPECT_FALSE(first.cache_hit);
+  EXPECT_EQ(to_string(first.outcome), std::string("ok"));
+  EXPECT_EQ(first.image.parent_path(), root_ / "cache" / first.cache_key);
+  EXPECT_EQ(sha256_file(first.image), first.image_sha256);
+  EXPECT_THAT(read_file(first.image), HasSubstr("CONFIG_BASE=y"));
+  EXPECT_THAT(first.compiler, HasSubstr("gcc"));
+  EXPECT_THAT(read_file(first.log), HasSubstr("  CC      two.o"));
+  ASSERT_EQ(progress.size(), 2u);
+  EXPECT_EQ(progress[1].compiled, 2);
+  EXPECT_EQ(progress[1].percent(), -1);  // nothing to compare with yet
+  // make gets CC and the reproducibility variables as single arguments, not via a shell.
+  EXPECT_EQ(read_file(root_ / "obj/variables"), "ccache gcc|1970-01-01 00:00:00 UTC|kbisect\n");
+
+  BuildResult second = builder_.build(request_);
+  ASSERT_TRUE(second.ok());
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.image, first.image);
+  EXPECT_EQ(second.image_sha256, first.image_sha256);
+  EXPECT_EQ(second.build_seconds, 0);
+
+  // Another tree with the same content is another cache key but the same image; progress
+  // now knows how many units to expect.
+  progress.clear();
+  request_.tree_id = "tree2";
+  BuildResult third = builder_.build(request_);
+  ASSERT_TRUE(third.ok());
+  EXPECT_FALSE(third.cache_hit);
+  EXPECT_NE(third.cache_key, first.cache_key);
+  EXPECT_EQ(third.image_sha256, first.image_sha256);
+  ASSERT_EQ(progress.size(), 2u);
+  EXPECT_EQ(progress[0].expected, 2);
+  EXPECT_EQ(progress[0].percent(), 50);
+}
+
+TEST_F(BuilderTest, ConfigChangeIsANewKey) {
+  BuildResult first = builder_.build(request_);
+  write_file(root_ / "fragment.config", "CONFIG_A=y\n");
+  request_.kernel.fragments = {root_ / "fragment.config"};
+  BuildResult second = builder_.build(request_);
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second.cache_hit);
+  EXPECT_NE(second.config_sha256, first.config_sha256);
+  EXPECT_THAT(read_file(second.config), HasSubstr("CONFIG_A=y"));
+  // merge_config.sh warns when a fragment redefines a value.
+  ASSERT_EQ(second.warnings.size(), 1u);
+  EXPECT_THAT(second.warnings[0], HasSubstr("fragment.config:1: CONFIG_A=y redefines CONFIG_A"));
+}
+
+TEST_F(BuilderTest, CompileErrorIsBuildFailedWithTheErrorLine) {
+  write_file(root_ / "src/code.c", "int main(void) { SYNTAX }\n");
+  BuildResult result = builder_.build(request_);
+  EXPECT_EQ(result.outcome, BuildOutcome::kBuildFailed);
+  EXPECT_EQ(to_string(result.outcome), std::string("build-failed"));
+  EXPECT_THAT(result.log_tail, HasSubstr("error lines:\ncode.c:1:7: error: expected ';'"));
+  EXPECT_THAT(read_file(result.log), HasSubstr("code.c:1:7: error"));
+  EXPECT_TRUE(fs::exists(result.config));
+  // Failures are not cached: the next attempt builds again.
+  write_file(root_ / "src/code.c", "int main(void) { return 0; }\n");
+  EXPECT_TRUE(builder_.build(request_).ok());
+}
+
+TEST_F(BuilderTest, BrokenKconfigIsBuildFailed) {
+  write_file(root_ / "src/broken-kconfig", "");
+  BuildResult result = builder_.build(request_);
+  EXPECT_EQ(result.outcome, BuildOutcome::kBuildFailed);
+  EXPECT_THAT(result.log_tail, HasSubstr("Kconfig:1: error: syntax"));
+}
+
+TEST_F(BuilderTest, RequiredOptionThatDoesNotHoldIsAnError) {
+  write_file(root_ / "guest.config", "CONFIG_BASE=y\nCONFIG_DROPPED=y\n");
+  try {
+    builder_.build(request_);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("CONFIG_DROPPED=y"));
+    EXPECT_THAT(error.what(), HasSubstr("guest.config:2"));
+    EXPECT_THAT(error.what(), HasSubstr("no Kconfig file in this tree defines DROPPED"));
+  }
+}
+
+TEST_F(BuilderTest, BadRequestsAreErrors) {
+  BuildRequest request = request_;
+  request.build.cache_dir.clear();
+  EXPECT_THROW(builder_.build(request), Error);
+  request = request_;
+  request.source_dir = root_;
+  EXPECT_THROW(builder_.build(request), Error);
+  request = request_;
+  request.kernel.base_config = (root_ / "no-such.config").string();
+  EXPECT_THROW(builder_.build(request), Error);
+  request = request_;
+  request.kernel.fragments = {root_ / "no-such-fragment.config"};
+  EXPECT_THROW(builder_.build(request), Error);
+  write_file(root_ / "src/.config", "CONFIG_A=y\n");
+  try {
+    builder_.build(request_);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("make mrproper"));
+  }
+}
+
+TEST_F(BuilderTest, BaseConfigFromAFile) {
+  write_file(root_ / "base.config", "CONFIG_BASE=y\nCONFIG_FROM_FILE=y\n");
+  request_.kernel.base_config = (root_ / "base.config").string();
+  BuildResult result = builder_.build(request_);
+  ASSERT_TRUE(result.ok()) << result.log_tail;
+  EXPECT_THAT(read_file(result.config), HasSubstr("CONFIG_FROM_FILE=y"));
+}
+
+TEST_F(BuilderTest, BusyObjectDirectoryIsAnError) {
+  fs::create_directories(request_.object_dir);
+  UniqueFd lock(::open((request_.object_dir / ".kbisect-lock").c_str(), O_RDWR | O_CREAT, 0644));
+  ASSERT_TRUE(lock);
+  ASSERT_EQ(::flock(lock.get(), LOCK_EX), 0);
+  // flock locks belong to the open file description: a second open in this process conflicts.
+  EXPECT_THROW(builder_.build(request_), Error);
+}
+
+}  // namespace
+}  // namespace kbisect
