@@ -1,0 +1,34 @@
+#include "engine.h"
+
+namespace kdio {
+
+std::unique_ptr<IoEngine> make_engine(const Job& job, std::span<const int> fds,
+                                      std::span<IoUnit> units) {
+  switch (job.engine) {
+    case Engine::kPsync:
+      return make_psync_engine(fds, true);
+    case Engine::kSync:
+      return make_psync_engine(fds, false);
+    case Engine::kLibaio:
+      return make_libaio_engine(job, fds);
+    case Engine::kIoUring:
+      return make_io_uring_engine(job, fds, units);
+  }
+  return nullptr;
+}
+
+const char* engine_name(Engine engine) {
+  switch (engine) {
+    case Engine::kPsync:
+      return "psync";
+    case Engine::kSync:
+      return "sync";
+    case Engine::kLibaio:
+      return "libaio";
+    case Engine::kIoUring:
+      return "io_uring";
+  }
+  return "?";
+}
+
+}  // namespace kdio

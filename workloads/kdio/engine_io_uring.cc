@@ -1,0 +1,115 @@
+// io_uring through liburing: registered files, fixed buffers, SQPOLL and polled completions
+// (hipri), the options fio's io_uring engine has.
+#include <liburing.h>
+#include <sys/uio.h>
+
+#include <cstring>
+#include <vector>
+
+#include "engine.h"
+#include "run_error.h"
+
+namespace kdio {
+namespace {
+
+class IoUringEngine final : public IoEngine {
+ public:
+  IoUringEngine(const Job& job, std::span<const int> fds, std::span<IoUnit> units)
+      : fds_(fds.begin(), fds.end()),
+        fixed_files_(job.registerfiles),
+        fixed_bufs_(job.fixedbufs),
+        cqes_(static_cast<size_t>(job.iodepth)) {
+    io_uring_params params{};
+    if (job.sqthread_poll) params.flags |= IORING_SETUP_SQPOLL;
+    if (job.hipri) params.flags |= IORING_SETUP_IOPOLL;
+    int ret = io_uring_queue_init_params(static_cast<unsigned>(job.iodepth), &ring_, &params);
+    if (ret < 0) {
+      run_fail("io_uring setup failed: {}{}", std::strerror(-ret),
+               job.sqthread_poll ? " (sqthread_poll needs CAP_SYS_NICE on older kernels)" : "");
+    }
+    if (fixed_files_) {
+      ret = io_uring_register_files(&ring_, fds_.data(), static_cast<unsigned>(fds_.size()));
+      if (ret < 0) run_fail("io_uring registerfiles failed: {}", std::strerror(-ret));
+    }
+    if (fixed_bufs_) {
+      std::vector<iovec> iovs;
+      for (IoUnit& unit : units) iovs.push_back({unit.buf, unit.len});
+      ret = io_uring_register_buffers(&ring_, iovs.data(), static_cast<unsigned>(iovs.size()));
+      if (ret < 0) {
+        run_fail("io_uring fixedbufs failed: {}; raise the memlock limit (ulimit -l)",
+                 std::strerror(-ret));
+      }
+    }
+  }
+  ~IoUringEngine() override { io_uring_queue_exit(&ring_); }
+
+  bool synchronous() const override { return false; }
+  void transfer(IoUnit&) override { run_fail("internal: transfer() on io_uring"); }
+
+  void queue(IoUnit& unit) override {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (sqe == nullptr) run_fail("internal: io_uring submission queue full");
+    int fd = fixed_files_ ? unit.file : fds_[static_cast<size_t>(unit.file)];
+    bool read = unit.dir == Direction::kRead;
+    if (fixed_bufs_) {
+      int buf_index = static_cast<int>(unit.index);
+      if (read) {
+        io_uring_prep_read_fixed(sqe, fd, unit.buf, unit.len, unit.offset, buf_index);
+      } else {
+        io_uring_prep_write_fixed(sqe, fd, unit.buf, unit.len, unit.offset, buf_index);
+      }
+    } else if (read) {
+      io_uring_prep_read(sqe, fd, unit.buf, unit.len, unit.offset);
+    } else {
+      io_uring_prep_write(sqe, fd, unit.buf, unit.len, unit.offset);
+    }
+    if (fixed_files_) sqe->flags |= IOSQE_FIXED_FILE;
+    io_uring_sqe_set_data(sqe, &unit);
+    ++staged_;
+  }
+
+  int commit() override {
+    int n = staged_;
+    while (staged_ > 0) {
+      int ret = io_uring_submit(&ring_);
+      if (ret == -EAGAIN || ret == -EINTR) continue;
+      if (ret < 0) run_fail("io_uring submit failed: {}", std::strerror(-ret));
+      staged_ -= ret;
+    }
+    return n;
+  }
+
+  int reap(int min, int max, IoUnit** done) override {
+    io_uring_cqe* cqe;
+    int ret;
+    do {
+      ret = io_uring_wait_cqe_nr(&ring_, &cqe, static_cast<unsigned>(min));
+    } while (ret == -EINTR || ret == -EAGAIN);
+    if (ret < 0) run_fail("io_uring wait failed: {}", std::strerror(-ret));
+    unsigned n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), static_cast<unsigned>(max));
+    for (unsigned i = 0; i < n; ++i) {
+      auto* unit = static_cast<IoUnit*>(io_uring_cqe_get_data(cqes_[i]));
+      unit->result = cqes_[i]->res;
+      done[i] = unit;
+    }
+    io_uring_cq_advance(&ring_, n);
+    return static_cast<int>(n);
+  }
+
+ private:
+  io_uring ring_{};
+  std::vector<int> fds_;
+  bool fixed_files_;
+  bool fixed_bufs_;
+  std::vector<io_uring_cqe*> cqes_;
+  int staged_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<IoEngine> make_io_uring_engine(const Job& job, std::span<const int> fds,
+                                               std::span<IoUnit> units) {
+  return std::make_unique<IoUringEngine>(job, fds, units);
+}
+
+}  // namespace kdio

@@ -1,0 +1,148 @@
+#include "file_layout.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "run_error.h"
+
+namespace kdio {
+namespace {
+
+constexpr uint64_t kLayoutChunk = 1 << 20;
+
+bool is_block_device(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
+}
+
+uint64_t existing_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+void write_out(int fd, const std::string& path, uint64_t from, uint64_t to) {
+  std::unique_ptr<char[]> chunk(new char[kLayoutChunk]);
+  // Non-zero content so that compressing or deduplicating storage cannot shortcut reads.
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (uint64_t i = 0; i < kLayoutChunk; i += 8) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    std::memcpy(chunk.get() + i, &x, 8);
+  }
+  for (uint64_t off = from; off < to;) {
+    size_t n = static_cast<size_t>(std::min(kLayoutChunk, to - off));
+    ssize_t w = ::pwrite(fd, chunk.get(), n, static_cast<off_t>(off));
+    if (w <= 0) run_fail("laying out {}: write failed: {}", path, std::strerror(errno));
+    off += static_cast<uint64_t>(w);
+  }
+}
+
+void lay_out(const std::string& path, uint64_t size, bool fill, bool use_fallocate) {
+  uint64_t have = existing_size(path);
+  if (have >= size) return;
+  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd)
+    run_fail("cannot create {}: {}; check the directory exists and is writable", path,
+             std::strerror(errno));
+  if (use_fallocate) {
+    int err = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(size));
+    if (err != 0 && err != EOPNOTSUPP && err != EINVAL) {
+      run_fail("fallocate of {} ({} bytes) failed: {}", path, size, std::strerror(err));
+    }
+  }
+  if (fill) {
+    write_out(fd.get(), path, have, size);
+    if (::fsync(fd.get()) != 0) run_fail("fsync of {} failed: {}", path, std::strerror(errno));
+  } else if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0) {
+    run_fail("cannot extend {} to {} bytes: {}", path, size, std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+bool job_reads(const Job& job) {
+  return job.pattern != Pattern::kWrite && job.pattern != Pattern::kRandWrite;
+}
+
+bool job_writes(const Job& job) {
+  return job.pattern != Pattern::kRead && job.pattern != Pattern::kRandRead;
+}
+
+uint64_t block_device_size(int fd, const std::string& path) {
+  uint64_t bytes = 0;
+  if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0) {
+    run_fail("cannot get the size of block device {}: {}", path, std::strerror(errno));
+  }
+  return bytes;
+}
+
+void lay_out_files(const std::vector<Job>& jobs) {
+  struct Need {
+    uint64_t size = 0;
+    bool fill = false;
+    bool fallocate = false;
+  };
+  std::map<std::string, Need> needs;
+  for (const Job& job : jobs) {
+    for (const std::string& path : job.files) {
+      if (is_block_device(path)) continue;
+      Need& need = needs[path];
+      uint64_t size = job.file_size;
+      if (size == 0) {
+        if (existing_size(path) == 0) {
+          run_fail("job {}: file {} does not exist and no size was given; set size=", job.name,
+                   path);
+        }
+        continue;
+      }
+      need.size = std::max(need.size, size);
+      need.fill = need.fill || job_reads(job);
+      need.fallocate = need.fallocate || job.fallocate;
+    }
+  }
+  for (const auto& [path, need] : needs) {
+    if (need.size > 0) lay_out(path, need.size, need.fill, need.fallocate);
+  }
+}
+
+std::vector<OpenFile> open_job_files(const Job& job) {
+  std::vector<OpenFile> files;
+  int flags = (job_writes(job) ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+  if (job.direct) flags |= O_DIRECT;
+  for (const std::string& path : job.files) {
+    OpenFile file;
+    file.fd.reset(::open(path.c_str(), flags));
+    if (!file.fd) {
+      int err = errno;
+      if (err == EINVAL && job.direct) {
+        run_fail(
+            "cannot open {} with O_DIRECT (direct=1): the filesystem does not support "
+            "direct I/O (tmpfs does not); put the file on a disk filesystem or use direct=0",
+            path);
+      }
+      run_fail("cannot open {}: {}", path, std::strerror(err));
+    }
+    struct stat st {};
+    ::fstat(file.fd.get(), &st);
+    file.block_device = S_ISBLK(st.st_mode);
+    uint64_t real = file.block_device ? block_device_size(file.fd.get(), path)
+                                      : static_cast<uint64_t>(st.st_size);
+    file.size = job.file_size == 0 ? real : std::min(job.file_size, real);
+    if (file.size == 0) run_fail("job {}: {} is empty; give a size", job.name, path);
+    if (job.invalidate) ::posix_fadvise(file.fd.get(), 0, 0, POSIX_FADV_DONTNEED);
+    files.push_back(std::move(file));
+  }
+  if (files.empty()) run_fail("job {}: no files to do I/O on; set filename or directory", job.name);
+  return files;
+}
+
+}  // namespace kdio

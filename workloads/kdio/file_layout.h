@@ -1,0 +1,34 @@
+// Files are made ready before any clock starts: regular files are created, extended or
+// fallocated (and written out when a job reads them, as fio does, so reads hit real blocks);
+// block devices are used as they are.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fd.h"
+#include "job.h"
+
+namespace kdio {
+
+bool job_reads(const Job& job);
+bool job_writes(const Job& job);
+
+// Lays out every regular file the jobs use (each path once, at the largest size asked for).
+void lay_out_files(const std::vector<Job>& jobs);
+
+struct OpenFile {
+  Fd fd;
+  uint64_t size = 0;  // bytes the job may address in this file
+  bool block_device = false;
+};
+
+// Opens the job's files with the job's flags (O_DIRECT when direct) and drops their cached
+// pages when invalidate is set. Errors explain O_DIRECT problems.
+std::vector<OpenFile> open_job_files(const Job& job);
+
+// Size of a block device in bytes (BLKGETSIZE64).
+uint64_t block_device_size(int fd, const std::string& path);
+
+}  // namespace kdio

@@ -1,0 +1,123 @@
+// fio 3.x JSON: field names and units as fio writes them, plus a "kdio" object.
+#include <fmt/format.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "report.h"
+
+namespace kdio {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json lat_json(const LatStat& stat, const Histogram* hist, bool plus) {
+  Json out;
+  out["min"] = stat.min_or_zero();
+  out["max"] = stat.max;
+  out["mean"] = stat.mean;
+  out["stddev"] = stat.stddev();
+  out["N"] = stat.samples;
+  if (hist != nullptr && stat.samples > 0) {
+    Json pct = Json::object();
+    for (auto& [p, value] : hist->percentiles(default_percentiles())) {
+      pct[fmt::format("{:.6f}", p)] = value;
+    }
+    out["percentile"] = pct;
+    if (plus) {
+      Json bins = Json::object();
+      for (unsigned i = 0; i < kPlatBuckets; ++i) {
+        if (hist->bins[i]) bins[std::to_string(plat_idx_to_val(i))] = hist->bins[i];
+      }
+      out["bins"] = bins;
+    }
+  }
+  return out;
+}
+
+Json dir_json(const DirResult& d, bool plus) {
+  uint64_t bw_bytes = d.runtime_ms ? d.io_bytes * 1000 / d.runtime_ms : 0;
+  double iops = d.runtime_ms
+                    ? 1000.0 * static_cast<double>(d.total_ios) / static_cast<double>(d.runtime_ms)
+                    : 0.0;
+  Json out;
+  out["io_bytes"] = d.io_bytes;
+  out["io_kbytes"] = d.io_bytes >> 10;
+  out["bw_bytes"] = bw_bytes;
+  out["bw"] = bw_bytes / 1024;
+  out["iops"] = iops;
+  out["runtime"] = d.runtime_ms;
+  out["total_ios"] = d.total_ios;
+  out["short_ios"] = 0;
+  out["drop_ios"] = 0;
+  out["slat_ns"] = lat_json(d.slat, nullptr, plus);
+  out["clat_ns"] = lat_json(d.clat, &d.clat_hist, plus);
+  out["lat_ns"] = lat_json(d.lat, nullptr, plus);
+  return out;
+}
+
+double cpu_percent(uint64_t cpu_ns, uint64_t runtime_ms) {
+  if (runtime_ms == 0) return 0;
+  return static_cast<double>(cpu_ns) / 1e4 / static_cast<double>(runtime_ms);
+}
+
+Json options_json(const Job& job) {
+  Json out = Json::object();
+  for (const auto& [key, value] : job.given_options) out[key] = value;
+  return out;
+}
+
+}  // namespace
+
+std::string render_json(const Report& report, bool plus) {
+  Json root;
+  root["kdio version"] = kVersion;
+  root["timestamp"] = report.timestamp_ms / 1000;
+  root["timestamp_ms"] = report.timestamp_ms;
+  std::time_t t = static_cast<std::time_t>(report.timestamp_ms / 1000);
+  char when[64] = {};
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  std::strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
+  root["time"] = when;
+  Json jobs = Json::array();
+  for (const ReportEntry& entry : report.entries) {
+    const JobResult& r = entry.result;
+    Json job;
+    job["jobname"] = entry.job->name;
+    job["groupid"] = entry.job->group_id;
+    job["error"] = r.error;
+    if (r.error != 0) job["error_message"] = r.error_message;
+    job["job options"] = options_json(*entry.job);
+    job["read"] = dir_json(r.dir[0], plus);
+    job["write"] = dir_json(r.dir[1], plus);
+    job["trim"] = dir_json(r.dir[2], plus);
+    Json sync;
+    sync["total_ios"] = r.sync.total_ios;
+    sync["lat_ns"] = lat_json(r.sync.lat, &r.sync.lat_hist, plus);
+    job["sync"] = sync;
+    job["job_runtime"] = r.job_runtime_ms;
+    job["usr_cpu"] = cpu_percent(r.usr_ns, r.job_runtime_ms);
+    job["sys_cpu"] = cpu_percent(r.sys_ns, r.job_runtime_ms);
+    job["ctx"] = r.ctx;
+    jobs.push_back(std::move(job));
+  }
+  root["jobs"] = jobs;
+  Json kdio;
+  kdio["version"] = kVersion;
+  kdio["interrupted"] = report.interrupted;
+  Json parsed = Json::array();
+  for (const Job& job : *report.jobs) {
+    Json one;
+    one["name"] = job.name;
+    one["clone"] = job.clone_index;
+    one["groupid"] = job.group_id;
+    one["options"] = options_json(job);
+    parsed.push_back(std::move(one));
+  }
+  kdio["jobs"] = parsed;
+  root["kdio"] = kdio;
+  return root.dump(2) + "\n";
+}
+
+}  // namespace kdio

@@ -1,0 +1,42 @@
+#include "result.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kdio {
+
+void JobResult::set_error(int err, const char* message) {
+  error = err == 0 ? -1 : err;
+  std::strncpy(error_message, message, sizeof(error_message) - 1);
+  error_message[sizeof(error_message) - 1] = '\0';
+}
+
+void JobResult::merge(const JobResult& other) {
+  for (int d = 0; d < 3; ++d) {
+    DirResult& to = dir[d];
+    const DirResult& from = other.dir[d];
+    to.io_bytes += from.io_bytes;
+    to.total_ios += from.total_ios;
+    to.runtime_ms = std::max(to.runtime_ms, from.runtime_ms);
+    to.slat.merge(from.slat);
+    to.clat.merge(from.clat);
+    to.lat.merge(from.lat);
+    to.clat_hist.merge(from.clat_hist);
+  }
+  sync.total_ios += other.sync.total_ios;
+  sync.lat.merge(other.sync.lat);
+  sync.lat_hist.merge(other.sync.lat_hist);
+  // fio sums the members' run time and CPU time, so usr_cpu stays a per-job average.
+  job_runtime_ms += other.job_runtime_ms;
+  usr_ns += other.usr_ns;
+  sys_ns += other.sys_ns;
+  ctx += other.ctx;
+  if (error == 0 && other.error != 0) {
+    error = other.error;
+    std::memcpy(error_message, other.error_message, sizeof(error_message));
+  }
+  interrupted = interrupted || other.interrupted;
+  finished = finished && other.finished;
+}
+
+}  // namespace kdio

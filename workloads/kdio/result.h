@@ -1,0 +1,46 @@
+// What one job measured. Plain data (no pointers) so that forked workers can write it into
+// shared memory and the parent reads it after they exit.
+#pragma once
+
+#include <cstdint>
+
+#include "histogram.h"
+#include "stats.h"
+
+namespace kdio {
+
+struct DirResult {
+  uint64_t io_bytes = 0;
+  uint64_t total_ios = 0;
+  uint64_t runtime_ms = 0;  // the job's measured time, for directions that moved bytes
+  LatStat slat;             // submit -> issue, async engines only
+  LatStat clat;             // issue -> completion
+  LatStat lat;              // submit -> completion
+  Histogram clat_hist;
+};
+
+struct SyncResult {
+  uint64_t total_ios = 0;
+  LatStat lat;
+  Histogram lat_hist;
+};
+
+struct JobResult {
+  DirResult dir[3];  // indexed by Direction
+  SyncResult sync;
+  uint64_t job_runtime_ms = 0;
+  uint64_t usr_ns = 0;
+  uint64_t sys_ns = 0;
+  uint64_t ctx = 0;  // voluntary + involuntary context switches
+  int error = 0;     // errno of the failure that ended the job, 0 = none
+  bool interrupted = false;
+  bool finished = false;
+  char error_message[480] = {};
+
+  void set_error(int err, const char* message);
+  // fio's group_reporting sum: bytes and IOs add up, runtime is the longest member's, latency
+  // statistics and histograms merge.
+  void merge(const JobResult& other);
+};
+
+}  // namespace kdio

@@ -1,0 +1,153 @@
+#include "runner.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <new>
+#include <thread>
+
+#include "cgroup.h"
+#include "file_layout.h"
+#include "run_error.h"
+#include "worker.h"
+
+namespace kdio {
+namespace {
+
+std::atomic<bool> g_stop{false};
+volatile std::sig_atomic_t g_signal = 0;
+
+void on_stop_signal(int sig) {
+  g_signal = sig;
+  g_stop.store(true);
+}
+
+// Results and the start barrier live in shared memory so forked workers can fill them.
+struct Shared {
+  std::atomic<int> ready{0};
+};
+
+class SharedMemory {
+ public:
+  explicit SharedMemory(size_t jobs) : bytes_(sizeof(Shared) + jobs * sizeof(JobResult)) {
+    mem_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem_ == MAP_FAILED) run_fail("cannot map {} bytes of shared memory for results", bytes_);
+    new (mem_) Shared();
+    for (size_t i = 0; i < jobs; ++i) new (&results()[i]) JobResult();
+  }
+  ~SharedMemory() { ::munmap(mem_, bytes_); }
+  SharedMemory(const SharedMemory&) = delete;
+  SharedMemory& operator=(const SharedMemory&) = delete;
+
+  Shared& shared() { return *static_cast<Shared*>(mem_); }
+  JobResult* results() {
+    return reinterpret_cast<JobResult*>(static_cast<char*>(mem_) + sizeof(Shared));
+  }
+
+ private:
+  size_t bytes_;
+  void* mem_;
+};
+
+static_assert(std::atomic<int>::is_always_lock_free, "the start barrier crosses processes");
+
+bool starts_wave(const Job& job, size_t index) {
+  return index > 0 && job.stonewall && job.clone_index == 0;
+}
+
+std::string auto_cgroup_name(size_t index) {
+  return fmt::format("kdio.{}.{}", ::getpid(), index);
+}
+
+// One wave: every job starts when all of them are set up, and the wave ends when all are done.
+void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemory& memory) {
+  Shared& shared = memory.shared();
+  shared.ready.store(0);
+  int wave_size = static_cast<int>(end - first);
+  auto wait_for_start = [&shared, wave_size] {
+    shared.ready.fetch_add(1);
+    while (shared.ready.load() < wave_size && !g_stop.load()) ::usleep(200);
+  };
+  std::vector<pid_t> children;
+  std::vector<std::string> created_groups;
+  for (size_t i = first; i < end; ++i) {
+    const Job& job = jobs[i];
+    std::string group = job_cgroup(job, auto_cgroup_name(i));
+    if (job.use_threads && group.empty()) continue;
+    if (!group.empty() && job.cgroup.empty()) created_groups.push_back(group);
+    pid_t parent = ::getpid();
+    pid_t pid = ::fork();
+    if (pid < 0) run_fail("fork failed for job {}: {}", job.name, std::strerror(errno));
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != parent) ::_exit(1);
+      JobResult& result = memory.results()[i];
+      try {
+        if (!group.empty()) enter_job_cgroup(job, group);
+      } catch (const std::exception& e) {
+        result.set_error(EPERM, e.what());
+        wait_for_start();
+        ::_exit(1);
+      }
+      run_job(job, static_cast<int>(i), result, g_stop, wait_for_start);
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  std::vector<std::thread> threads;
+  for (size_t i = first; i < end; ++i) {
+    const Job& job = jobs[i];
+    if (!job.use_threads || !job_cgroup(job, auto_cgroup_name(i)).empty()) continue;
+    threads.emplace_back([&, i] {
+      run_job(jobs[i], static_cast<int>(i), memory.results()[i], g_stop, wait_for_start);
+    });
+  }
+  bool forwarded = false;
+  auto forward_stop = [&] {
+    // A SIGTERM sent to kdio alone must reach the worker processes too.
+    if (!g_stop.load() || forwarded) return;
+    for (pid_t child : children) ::kill(child, SIGTERM);
+    forwarded = true;
+  };
+  for (pid_t pid : children) {
+    forward_stop();
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) forward_stop();
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& group : created_groups) remove_cgroup(group);
+}
+
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: waitpid must return so the stop can be forwarded
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+RunOutcome run_jobs(const JobFile& job_file) {
+  const std::vector<Job>& jobs = job_file.jobs;
+  lay_out_files(jobs);
+  SharedMemory memory(jobs.size());
+  size_t first = 0;
+  for (size_t i = 1; i <= jobs.size(); ++i) {
+    if (i == jobs.size() || starts_wave(jobs[i], i)) {
+      if (!g_stop.load()) run_wave(jobs, first, i, memory);
+      first = i;
+    }
+  }
+  RunOutcome outcome;
+  outcome.results.assign(memory.results(), memory.results() + jobs.size());
+  outcome.signal = g_signal;
+  return outcome;
+}
+
+}  // namespace kdio

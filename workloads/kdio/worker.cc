@@ -1,0 +1,460 @@
+#include "worker.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "block_order.h"
+#include "clock.h"
+#include "engine.h"
+#include "file_layout.h"
+#include "run_error.h"
+
+namespace kdio {
+namespace {
+
+struct Usage {
+  uint64_t usr_ns = 0;
+  uint64_t sys_ns = 0;
+  uint64_t ctx = 0;
+};
+
+Usage thread_usage() {
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  auto ns = [](const timeval& tv) {
+    return static_cast<uint64_t>(tv.tv_sec) * 1'000'000'000ull +
+           static_cast<uint64_t>(tv.tv_usec) * 1000ull;
+  };
+  return {ns(ru.ru_utime), ns(ru.ru_stime),
+          static_cast<uint64_t>(ru.ru_nvcsw) + static_cast<uint64_t>(ru.ru_nivcsw)};
+}
+
+bool is_random(Pattern p) {
+  return p == Pattern::kRandRead || p == Pattern::kRandWrite || p == Pattern::kRandReadWrite;
+}
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+struct FileCursor {
+  uint64_t size = 0;
+  uint64_t next_seq = 0;
+  uint64_t blocks = 0;
+  BlockOrder order;
+};
+
+class Worker {
+ public:
+  Worker(const Job& job, int job_number, JobResult& result, const std::atomic<bool>& stop)
+      : job_(job), result_(result), stop_(stop), rng_(seed(job, job_number)) {}
+
+  void setup();
+  void run();
+
+ private:
+  static uint64_t seed(const Job& job, int job_number) {
+    uint64_t base = job.rand_repeat ? job.rand_seed : now_ns();
+    return base * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(job_number) + 1;
+  }
+  bool stopped() const { return stop_.load(std::memory_order_relaxed); }
+  void start_loop();
+  bool plan(IoUnit& unit);
+  void wait_for_rate(Direction dir);
+  void complete(IoUnit& unit, uint64_t done_ns, bool async);
+  void check_result(const IoUnit& unit) const;
+  void after_write(int file);
+  void sync_file(int file);
+  void run_sync();
+  void run_async();
+  void drain();
+  void finish(uint64_t end_ns);
+
+  const Job& job_;
+  JobResult& result_;
+  const std::atomic<bool>& stop_;
+  Rng rng_;
+
+  std::vector<OpenFile> files_;
+  std::vector<int> fds_;
+  std::vector<FileCursor> cursors_;
+  std::unique_ptr<void, FreeDeleter> buffers_;
+  std::vector<IoUnit> units_;
+  std::vector<IoUnit*> free_units_;
+  std::vector<IoUnit*> done_;
+  std::unique_ptr<IoEngine> engine_;
+
+  uint64_t io_per_loop_ = 0;
+  uint64_t random_unit_ = 4096;
+  int loops_left_ = 0;
+  int next_file_ = 0;
+  uint64_t loop_issued_ = 0;
+  bool more_ = true;  // false once the job has issued everything it will issue
+
+  uint64_t run_start_ns_ = 0;
+  uint64_t stat_start_ns_ = 0;
+  uint64_t deadline_ns_ = UINT64_MAX;
+  bool ramping_ = false;
+  Usage usage_start_;
+  uint64_t issued_bytes_[2] = {0, 0};
+  uint64_t issued_ios_[2] = {0, 0};
+  uint64_t writes_ = 0;
+  int inflight_ = 0;
+};
+
+void Worker::setup() {
+  for (int d = 0; d < 2; ++d) {
+    const BlockSizeRange& bs = job_.block_size[d];
+    if (bs.min == 0 || bs.max < bs.min || bs.max > (1u << 30)) {
+      run_fail("job {}: invalid block size {}-{}", job_.name, bs.min, bs.max);
+    }
+    if (job_.direct && (bs.min % 512 != 0 || bs.max % 512 != 0)) {
+      run_fail(
+          "job {}: direct=1 needs block sizes that are multiples of the device's logical "
+          "block size (512 or 4096); bs={} is not",
+          job_.name, bs.min % 512 != 0 ? bs.min : bs.max);
+    }
+  }
+  files_ = open_job_files(job_);
+  bool reads = job_reads(job_);
+  bool writes = job_writes(job_);
+  random_unit_ = std::min(reads ? job_.block_size[0].min : UINT64_MAX,
+                          writes ? job_.block_size[1].min : UINT64_MAX);
+  uint64_t total = 0;
+  for (OpenFile& file : files_) {
+    fds_.push_back(file.fd.get());
+    FileCursor cursor;
+    cursor.size = file.size;
+    cursor.blocks = file.size / random_unit_;
+    if (cursor.blocks == 0) {
+      run_fail("job {}: file size {} is smaller than the block size {}", job_.name, file.size,
+               random_unit_);
+    }
+    cursors_.push_back(cursor);
+    total += file.size;
+  }
+  io_per_loop_ = job_.io_size != 0 ? job_.io_size : total;
+
+  int depth =
+      job_.engine == Engine::kPsync || job_.engine == Engine::kSync ? 1 : std::max(1, job_.iodepth);
+  uint64_t max_bs = std::max(job_.block_size[0].max, job_.block_size[1].max);
+  uint64_t stride = (max_bs + 4095) / 4096 * 4096;
+  void* mem = nullptr;
+  if (posix_memalign(&mem, 4096, stride * static_cast<uint64_t>(depth)) != 0) {
+    run_fail("job {}: cannot allocate {} I/O buffers of {} bytes", job_.name, depth, max_bs);
+  }
+  buffers_.reset(mem);
+  // Random contents, written once: what fio writes by default, and never all zeroes.
+  Rng fill(rng_.next());
+  for (uint64_t off = 0; off + 8 <= stride * static_cast<uint64_t>(depth); off += 8) {
+    uint64_t v = fill.next();
+    std::memcpy(static_cast<char*>(mem) + off, &v, 8);
+  }
+  units_.resize(static_cast<size_t>(depth));
+  for (int i = 0; i < depth; ++i) {
+    IoUnit& unit = units_[static_cast<size_t>(i)];
+    unit.buf = static_cast<char*>(mem) + stride * static_cast<uint64_t>(i);
+    unit.len = static_cast<uint32_t>(max_bs);
+    unit.index = static_cast<uint32_t>(i);
+    free_units_.push_back(&unit);
+  }
+  done_.resize(static_cast<size_t>(depth));
+  engine_ = make_engine(job_, fds_, units_);
+}
+
+void Worker::start_loop() {
+  loop_issued_ = 0;
+  for (size_t i = 0; i < cursors_.size(); ++i) {
+    FileCursor& c = cursors_[i];
+    c.next_seq = 0;
+    c.order.reset(c.blocks, rng_.next());
+  }
+}
+
+// Chooses the next unit's direction, size, file and offset; false when the job is done.
+bool Worker::plan(IoUnit& unit) {
+  if (stopped()) {
+    result_.interrupted = true;
+    return false;
+  }
+  if (loop_issued_ >= io_per_loop_) {
+    if (!job_.time_based && --loops_left_ <= 0) return false;
+    start_loop();
+  }
+  Direction dir;
+  switch (job_.pattern) {
+    case Pattern::kRead:
+    case Pattern::kRandRead:
+      dir = Direction::kRead;
+      break;
+    case Pattern::kWrite:
+    case Pattern::kRandWrite:
+      dir = Direction::kWrite;
+      break;
+    default:
+      dir = rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent) ? Direction::kRead
+                                                                             : Direction::kWrite;
+  }
+  const BlockSizeRange& bs = job_.block_size[static_cast<int>(dir)];
+  uint64_t len = bs.min;
+  if (bs.max != bs.min) len = bs.min * (1 + rng_.below(bs.max / bs.min));
+  if (!job_.time_based && loop_issued_ + len > io_per_loop_) {
+    // The last unit of a loop: never transfer more than was asked for.
+    if (io_per_loop_ - loop_issued_ < bs.min) return false;
+    len = (io_per_loop_ - loop_issued_) / bs.min * bs.min;
+  }
+  int file = next_file_;
+  next_file_ = (next_file_ + 1) % static_cast<int>(cursors_.size());
+  FileCursor& c = cursors_[static_cast<size_t>(file)];
+  len = std::min(len, c.size);
+  uint64_t offset;
+  if (is_random(job_.pattern)) {
+    uint64_t block = job_.norandommap ? rng_.below(c.blocks) : c.order.next();
+    offset = block * random_unit_;
+    if (offset + len > c.size) offset = (c.size - len) / random_unit_ * random_unit_;
+  } else {
+    if (c.next_seq + len > c.size) c.next_seq = 0;
+    offset = c.next_seq;
+    c.next_seq += len;
+  }
+  unit.dir = dir;
+  unit.len = static_cast<uint32_t>(len);
+  unit.file = file;
+  unit.offset = offset;
+  loop_issued_ += len;
+  if (job_.rate_bytes_per_sec[static_cast<int>(dir)] || job_.rate_iops[static_cast<int>(dir)]) {
+    wait_for_rate(dir);
+  }
+  int d = static_cast<int>(dir);
+  issued_bytes_[d] += len;
+  issued_ios_[d] += 1;
+  return !stopped();
+}
+
+// fio's rate control: an I/O may start once the bytes (or I/Os) before it fit the rate.
+void Worker::wait_for_rate(Direction dir) {
+  int d = static_cast<int>(dir);
+  uint64_t when = 0;
+  if (job_.rate_bytes_per_sec[d]) {
+    when = static_cast<uint64_t>(static_cast<unsigned __int128>(issued_bytes_[d]) * 1'000'000'000u /
+                                 job_.rate_bytes_per_sec[d]);
+  }
+  if (job_.rate_iops[d]) {
+    when = std::max(when, static_cast<uint64_t>(static_cast<unsigned __int128>(issued_ios_[d]) *
+                                                1'000'000'000u / job_.rate_iops[d]));
+  }
+  when += run_start_ns_;
+  if (when > now_ns()) sleep_until_ns(std::min(when, deadline_ns_), [this] { return stopped(); });
+  if (now_ns() >= deadline_ns_) more_ = false;
+}
+
+void Worker::check_result(const IoUnit& unit) const {
+  if (unit.result == static_cast<int64_t>(unit.len)) return;
+  const char* what = unit.dir == Direction::kRead ? "read" : "write";
+  const std::string& path = job_.files[static_cast<size_t>(unit.file)];
+  if (unit.result == -EINVAL && job_.direct) {
+    run_fail(
+        "job {}: {} of {} bytes at offset {} of {} failed with EINVAL: with direct=1 "
+        "(O_DIRECT) offsets, sizes and buffers must be aligned to the device's logical "
+        "block size; use a bs that is a multiple of 4096 (or of the device's sector size)",
+        job_.name, what, unit.len, unit.offset, path);
+  }
+  if (unit.result < 0) {
+    run_fail("job {}: {} of {} bytes at offset {} of {} failed: {}", job_.name, what, unit.len,
+             unit.offset, path, std::strerror(static_cast<int>(-unit.result)));
+  }
+  run_fail("job {}: short {} ({} of {} bytes) at offset {} of {}; is the file smaller than size?",
+           job_.name, what, unit.result, unit.len, unit.offset, path);
+}
+
+void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
+  check_result(unit);
+  if (ramping_) {
+    if (done_ns < run_start_ns_ + job_.ramp_time_ns) return;
+    // Ramp over: everything measured so far is discarded and the clocks restart.
+    ramping_ = false;
+    JobResult fresh;
+    result_ = fresh;
+    stat_start_ns_ = done_ns;
+    usage_start_ = thread_usage();
+    if (job_.runtime_ns) deadline_ns_ = stat_start_ns_ + job_.runtime_ns;
+    return;
+  }
+  DirResult& d = result_.dir[static_cast<int>(unit.dir)];
+  d.io_bytes += unit.len;
+  d.total_ios += 1;
+  uint64_t clat = done_ns - unit.issue_ns;
+  d.clat.add(clat);
+  d.clat_hist.add(clat);
+  d.lat.add(done_ns - unit.start_ns);
+  if (async) d.slat.add(unit.issue_ns - unit.start_ns);
+  if (done_ns >= deadline_ns_) more_ = false;
+}
+
+void Worker::sync_file(int file) {
+  uint64_t t0 = now_ns();
+  int fd = fds_[static_cast<size_t>(file)];
+  int ret = job_.fdatasync_every && !job_.fsync_every ? ::fdatasync(fd) : ::fsync(fd);
+  uint64_t t1 = now_ns();
+  if (ret != 0) {
+    run_fail("job {}: fsync of {} failed: {}", job_.name, job_.files[static_cast<size_t>(file)],
+             std::strerror(errno));
+  }
+  if (ramping_) return;
+  result_.sync.total_ios += 1;
+  result_.sync.lat.add(t1 - t0);
+  result_.sync.lat_hist.add(t1 - t0);
+}
+
+void Worker::after_write(int file) {
+  ++writes_;
+  int every = job_.fsync_every ? job_.fsync_every : job_.fdatasync_every;
+  if (every && writes_ % static_cast<uint64_t>(every) == 0) {
+    drain();
+    sync_file(file);
+  }
+}
+
+void Worker::run_sync() {
+  IoUnit& unit = units_[0];
+  while (more_ && plan(unit)) {
+    unit.start_ns = unit.issue_ns = now_ns();
+    engine_->transfer(unit);
+    complete(unit, now_ns(), false);
+    if (unit.dir == Direction::kWrite) after_write(unit.file);
+  }
+}
+
+void Worker::drain() {
+  while (inflight_ > 0) {
+    int n = engine_->reap(1, inflight_, done_.data());
+    uint64_t t = now_ns();
+    inflight_ -= n;
+    for (int i = 0; i < n; ++i) {
+      complete(*done_[static_cast<size_t>(i)], t, true);
+      free_units_.push_back(done_[static_cast<size_t>(i)]);
+    }
+  }
+}
+
+void Worker::run_async() {
+  int depth = static_cast<int>(units_.size());
+  int batch = std::clamp(job_.iodepth_batch_submit, 1, depth);
+  int complete_min = std::clamp(job_.iodepth_batch_complete_min, 1, depth);
+  int complete_max = job_.iodepth_batch_complete_max == 0
+                         ? depth
+                         : std::clamp(job_.iodepth_batch_complete_max, complete_min, depth);
+  std::vector<IoUnit*> staged(static_cast<size_t>(batch));
+  int nstaged = 0;
+  int pending_sync_file = -1;
+  for (;;) {
+    while (more_ && pending_sync_file < 0 && !free_units_.empty()) {
+      IoUnit* unit = free_units_.back();
+      if (!plan(*unit)) {
+        more_ = false;
+        break;
+      }
+      free_units_.pop_back();
+      unit->start_ns = now_ns();
+      engine_->queue(*unit);
+      staged[static_cast<size_t>(nstaged++)] = unit;
+      if (unit->dir == Direction::kWrite) {
+        ++writes_;
+        int every = job_.fsync_every ? job_.fsync_every : job_.fdatasync_every;
+        if (every && writes_ % static_cast<uint64_t>(every) == 0) pending_sync_file = unit->file;
+      }
+      if (nstaged >= batch) break;
+    }
+    if (nstaged > 0) {
+      engine_->commit();
+      // One timestamp for the whole batch, as fio takes it after io_submit.
+      uint64_t t = now_ns();
+      for (int i = 0; i < nstaged; ++i) staged[static_cast<size_t>(i)]->issue_ns = t;
+      inflight_ += nstaged;
+      nstaged = 0;
+      if (more_ && pending_sync_file < 0 && !free_units_.empty()) continue;
+    }
+    if (pending_sync_file >= 0) {
+      drain();
+      sync_file(pending_sync_file);
+      pending_sync_file = -1;
+      continue;
+    }
+    if (inflight_ == 0) break;
+    int n = engine_->reap(std::min(complete_min, inflight_), complete_max, done_.data());
+    uint64_t t = now_ns();
+    inflight_ -= n;
+    for (int i = 0; i < n; ++i) {
+      IoUnit* unit = done_[static_cast<size_t>(i)];
+      complete(*unit, t, true);
+      free_units_.push_back(unit);
+    }
+  }
+}
+
+void Worker::finish(uint64_t end_ns) {
+  Usage usage = thread_usage();
+  uint64_t elapsed_ms = (end_ns - stat_start_ns_) / 1'000'000;
+  for (DirResult& d : result_.dir) {
+    if (d.io_bytes > 0) d.runtime_ms = elapsed_ms;
+  }
+  result_.job_runtime_ms = elapsed_ms;
+  result_.usr_ns = usage.usr_ns - usage_start_.usr_ns;
+  result_.sys_ns = usage.sys_ns - usage_start_.sys_ns;
+  result_.ctx = usage.ctx - usage_start_.ctx;
+}
+
+void Worker::run() {
+  loops_left_ = std::max(1, job_.loops);
+  run_start_ns_ = stat_start_ns_ = now_ns();
+  usage_start_ = thread_usage();
+  ramping_ = job_.ramp_time_ns > 0;
+  if (job_.runtime_ns) deadline_ns_ = run_start_ns_ + job_.ramp_time_ns + job_.runtime_ns;
+  start_loop();
+  try {
+    if (engine_->synchronous()) {
+      run_sync();
+    } else {
+      run_async();
+    }
+    if (job_.end_fsync && job_writes(job_)) {
+      for (size_t i = 0; i < fds_.size(); ++i) sync_file(static_cast<int>(i));
+    }
+  } catch (...) {
+    finish(now_ns());
+    throw;
+  }
+  finish(now_ns());
+  if (stopped()) result_.interrupted = true;
+}
+
+}  // namespace
+
+void run_job(const Job& job, int job_number, JobResult& result, const std::atomic<bool>& stop,
+             const std::function<void()>& wait_for_start) {
+  bool waited = false;
+  try {
+    Worker worker(job, job_number, result, stop);
+    worker.setup();
+    waited = true;
+    wait_for_start();
+    if (job.start_delay_ns) {
+      sleep_until_ns(now_ns() + job.start_delay_ns,
+                     [&] { return stop.load(std::memory_order_relaxed); });
+    }
+    worker.run();
+    result.finished = true;
+  } catch (const std::exception& e) {
+    result.set_error(EIO, e.what());
+    if (!waited) wait_for_start();
+  }
+}
+
+}  // namespace kdio

@@ -1,0 +1,228 @@
+// Real I/O: each engine runs against a file on the build directory's disk with O_DIRECT, and
+// the counts must be exactly what the job asked for.
+#include "worker.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "file_layout.h"
+#include "report.h"
+#include "runner.h"
+
+namespace kdio {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint64_t kMiB = 1 << 20;
+
+class WorkerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        fs::path(KDIO_TEST_DIR) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    // /tmp may be tmpfs; the build directory must be on a disk that takes O_DIRECT.
+    std::string probe = (dir_ / "probe").string();
+    int fd = ::open(probe.c_str(), O_CREAT | O_RDWR | O_DIRECT, 0644);
+    ASSERT_GE(fd, 0) << dir_ << " does not support O_DIRECT; build on a disk filesystem";
+    ::close(fd);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Job make_job(Engine engine, Pattern pattern, uint64_t size, uint64_t bs) {
+    Job job;
+    job.name = "t";
+    job.engine = engine;
+    job.pattern = pattern;
+    job.direct = true;
+    job.block_size[0] = {bs, bs};
+    job.block_size[1] = {bs, bs};
+    job.files = {(dir_ / "data").string()};
+    job.file_size = size;
+    return job;
+  }
+
+  JobResult run(const Job& job) {
+    lay_out_files({job});
+    JobResult result;
+    std::atomic<bool> stop{false};
+    run_job(job, 0, result, stop, [] {});
+    EXPECT_EQ(result.error, 0) << result.error_message;
+    return result;
+  }
+
+  fs::path dir_;
+};
+
+void expect_counts(const DirResult& d, uint64_t bytes, uint64_t ios, bool slat) {
+  EXPECT_EQ(d.io_bytes, bytes);
+  EXPECT_EQ(d.total_ios, ios);
+  EXPECT_EQ(d.clat.samples, ios);
+  EXPECT_EQ(d.lat.samples, ios);
+  EXPECT_EQ(d.clat_hist.total(), ios);
+  EXPECT_EQ(d.slat.samples, slat ? ios : 0);
+  if (ios) {
+    EXPECT_GT(d.clat.min, 0u);
+    EXPECT_LE(d.clat.mean, d.lat.mean);
+  }
+}
+
+TEST_F(WorkerTest, PsyncRandReadDoesEachBlockOfTheFile) {
+  JobResult r = run(make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096));
+  expect_counts(r.dir[0], kMiB, 256, false);
+  expect_counts(r.dir[1], 0, 0, false);
+  EXPECT_TRUE(r.finished);
+  EXPECT_FALSE(r.interrupted);
+}
+
+TEST_F(WorkerTest, SyncSequentialWriteWithFsyncEveryFour) {
+  Job job = make_job(Engine::kSync, Pattern::kWrite, kMiB, 64 * 1024);
+  job.fsync_every = 4;
+  JobResult r = run(job);
+  expect_counts(r.dir[1], kMiB, 16, false);
+  EXPECT_EQ(r.sync.total_ios, 4u);
+  EXPECT_EQ(r.sync.lat.samples, 4u);
+}
+
+TEST_F(WorkerTest, EndFsyncIsASyncSample) {
+  Job job = make_job(Engine::kPsync, Pattern::kWrite, kMiB, 64 * 1024);
+  job.direct = false;
+  job.end_fsync = true;
+  JobResult r = run(job);
+  EXPECT_EQ(r.sync.total_ios, 1u);
+}
+
+TEST_F(WorkerTest, LibaioRecordsSlat) {
+  Job job = make_job(Engine::kLibaio, Pattern::kRandRead, 2 * kMiB, 4096);
+  job.iodepth = 8;
+  job.iodepth_batch_submit = 4;
+  job.iodepth_batch_complete_max = 8;
+  JobResult r = run(job);
+  expect_counts(r.dir[0], 2 * kMiB, 512, true);
+}
+
+TEST_F(WorkerTest, IoUringMixedWithFixedBuffersAndFiles) {
+  Job job = make_job(Engine::kIoUring, Pattern::kRandReadWrite, 2 * kMiB, 4096);
+  job.iodepth = 8;
+  job.fixedbufs = true;
+  job.registerfiles = true;
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[0].io_bytes + r.dir[1].io_bytes, 2 * kMiB);
+  EXPECT_EQ(r.dir[0].total_ios + r.dir[1].total_ios, 512u);
+  EXPECT_GT(r.dir[0].total_ios, 100u);  // rwmixread=50
+  EXPECT_GT(r.dir[1].total_ios, 100u);
+  EXPECT_EQ(r.dir[0].slat.samples, r.dir[0].total_ios);
+}
+
+TEST_F(WorkerTest, IoUringPlain) {
+  Job job = make_job(Engine::kIoUring, Pattern::kRead, kMiB, 8192);
+  job.iodepth = 4;
+  expect_counts(run(job).dir[0], kMiB, 128, true);
+}
+
+TEST_F(WorkerTest, LoopsAndIoSize) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  job.loops = 3;
+  job.io_size = kMiB / 2;
+  expect_counts(run(job).dir[0], 3 * kMiB / 2, 384, false);
+}
+
+TEST_F(WorkerTest, BlockSizeRangeStaysInRangeAndInTotal) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandWrite, 4 * kMiB, 4096);
+  job.block_size[1] = {4096, 65536};
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[1].io_bytes, 4 * kMiB);
+  EXPECT_GT(r.dir[1].total_ios, 4 * kMiB / 65536);
+  EXPECT_LT(r.dir[1].total_ios, 4 * kMiB / 4096);
+}
+
+TEST_F(WorkerTest, TimeBasedRunsForTheRuntime) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  job.time_based = true;
+  job.runtime_ns = 300'000'000;
+  JobResult r = run(job);
+  EXPECT_GE(r.dir[0].runtime_ms, 300u);
+  EXPECT_GT(r.dir[0].total_ios, 256u);  // wrapped around the 1 MiB file
+  EXPECT_EQ(r.dir[0].io_bytes, r.dir[0].total_ios * 4096);
+}
+
+TEST_F(WorkerTest, RateIopsBoundsTheCount) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  job.time_based = true;
+  job.runtime_ns = 400'000'000;
+  job.rate_iops[0] = 100;
+  JobResult r = run(job);
+  // I/O number k may not start before k/100 s: the count is bounded by the run time.
+  EXPECT_LE(r.dir[0].total_ios, r.dir[0].runtime_ms * 100 / 1000 + 1);
+  EXPECT_GE(r.dir[0].total_ios, 1u);
+}
+
+TEST_F(WorkerTest, RampTimeIsNotMeasured) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  job.time_based = true;
+  job.ramp_time_ns = 200'000'000;
+  job.runtime_ns = 200'000'000;
+  JobResult r = run(job);
+  EXPECT_GE(r.dir[0].runtime_ms, 200u);
+  EXPECT_EQ(r.dir[0].total_ios, r.dir[0].clat.samples);
+}
+
+TEST_F(WorkerTest, StopRequestInterrupts) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  lay_out_files({job});
+  JobResult result;
+  std::atomic<bool> stop{true};
+  run_job(job, 0, result, stop, [] {});
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_EQ(result.dir[0].total_ios, 0u);
+}
+
+TEST_F(WorkerTest, UnalignedDirectBlockSizeIsExplained) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 1000);
+  lay_out_files({job});
+  JobResult result;
+  std::atomic<bool> stop{false};
+  run_job(job, 0, result, stop, [] {});
+  EXPECT_NE(result.error, 0);
+  EXPECT_NE(std::string(result.error_message).find("logical block size"), std::string::npos)
+      << result.error_message;
+}
+
+TEST_F(WorkerTest, ProcessesAndThreadsWithStonewallAndGroupReporting) {
+  JobFile jobs;
+  for (int i = 0; i < 3; ++i) {
+    Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+    job.clone_index = i;
+    job.group_reporting = true;
+    job.use_threads = i == 2;
+    jobs.jobs.push_back(job);
+  }
+  Job writer = make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096);
+  writer.name = "w";
+  writer.files = {(dir_ / "other").string()};
+  writer.stonewall = true;
+  writer.group_id = 1;
+  jobs.jobs.push_back(writer);
+  RunOutcome outcome = run_jobs(jobs);
+  ASSERT_EQ(outcome.results.size(), 4u);
+  for (const JobResult& r : outcome.results) EXPECT_TRUE(r.finished) << r.error_message;
+  std::vector<ReportEntry> entries = report_entries(jobs.jobs, outcome.results);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].members, 3);
+  expect_counts(entries[0].result.dir[0], 3 * kMiB, 768, false);
+  EXPECT_EQ(entries[0].result.dir[0].runtime_ms,
+            std::max({outcome.results[0].dir[0].runtime_ms, outcome.results[1].dir[0].runtime_ms,
+                      outcome.results[2].dir[0].runtime_ms}));
+  expect_counts(entries[1].result.dir[1], kMiB, 256, false);
+  EXPECT_EQ(fs::file_size(dir_ / "other"), kMiB);
+}
+
+}  // namespace
+}  // namespace kdio
