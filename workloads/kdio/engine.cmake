@@ -33,7 +33,11 @@ kbisect_unit_test(kdio_worker_test
 target_compile_definitions(kdio_worker_test PRIVATE
   KDIO_TEST_DIR="${CMAKE_CURRENT_BINARY_DIR}/worker_test_files")
 
-# The kdio executable: fully static (it runs alone in a minimal initramfs) and stripped.
-add_executable(kdio main.cc)
-target_link_libraries(kdio PRIVATE kdio_core)
-target_link_options(kdio PRIVATE -static -s)
+# The kdio executable: fully static (it runs alone in a minimal initramfs) and stripped. It
+# needs the job parser (jobfile.cc), which lands separately.
+get_target_property(kdio_core_sources kdio_core SOURCES)
+if("jobfile.cc" IN_LIST kdio_core_sources)
+  add_executable(kdio main.cc)
+  target_link_libraries(kdio PRIVATE kdio_core)
+  target_link_options(kdio PRIVATE -static -s)
+endif()
