@@ -18,6 +18,7 @@ enum class Direction { kRead = 0, kWrite = 1, kTrim = 2 };
 struct BlockSizeRange {
   uint64_t min = 4096;
   uint64_t max = 4096;  // min == max for a fixed block size
+  // With min < max (bsrange=), fio draws each size as a multiple of min within [min, max].
 };
 
 struct Job {
@@ -33,8 +34,10 @@ struct Job {
   BlockSizeRange block_size[2];  // per Direction (read, write)
 
   std::vector<std::string> files;  // resolved paths this clone uses
-  uint64_t file_size = 0;          // bytes per file (size / nrfiles, or filesize)
-  uint64_t io_size = 0;            // bytes to transfer per loop; 0 = file_size * files
+  // bytes per file (size / nrfiles, or filesize). 0 only when filename= was given without
+  // size: then use the file's or block device's current size (fio does the same).
+  uint64_t file_size = 0;
+  uint64_t io_size = 0;  // bytes to transfer per loop; 0 = file_size * files
   int loops = 1;
   bool fallocate = true;  // lay files out with fallocate (else write them)
   bool invalidate = true;
@@ -44,17 +47,19 @@ struct Job {
   uint64_t ramp_time_ns = 0;
   uint64_t start_delay_ns = 0;
 
-  int iodepth = 1;
+  int iodepth = 1;  // always 1 for psync/sync (the parser warns when a larger one was given)
   int iodepth_batch_submit = 1;
   int iodepth_batch_complete_min = 1;
-  int iodepth_batch_complete_max = 0;  // 0 = iodepth
+  // The parser fills this as fio's fixup_options(): max(given max, min), so the default is 1
+  // (fio's default too); 0 only when min is 0.
+  int iodepth_batch_complete_max = 0;
 
   int fsync_every = 0;      // fsync after every N writes
   int fdatasync_every = 0;  // fdatasync after every N writes
   bool end_fsync = false;
 
-  bool rand_repeat = true;
-  uint64_t rand_seed = 0x89;
+  bool rand_repeat = true;    // true: seed from rand_seed (fio: randseed= implies this)
+  uint64_t rand_seed = 0x89;  // false: seed from the system RNG
   bool norandommap = false;
 
   uint64_t rate_bytes_per_sec[2] = {0, 0};  // per Direction, 0 = unlimited
@@ -77,7 +82,10 @@ struct Job {
 };
 
 struct JobFile {
-  std::vector<Job> jobs;  // in execution order, clones expanded
+  std::vector<Job> jobs;  // in execution order, clones expanded (clone_index ascending)
+  // Added by the parser: "FILE:LINE: warning: ..." for things fio accepts but does not do
+  // (libaio without direct=1, iodepth>1 with psync). main prints them to stderr before running.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace kdio

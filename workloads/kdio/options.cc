@@ -1,0 +1,630 @@
+#include "kdio/options.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <string_view>
+
+#include "kdio/value.h"
+
+namespace kdio {
+namespace {
+
+constexpr int64_t kMaxDepth = 65536;
+constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+
+using ApplyFn = void (*)(JobState&, std::string_view);
+
+struct OptionSpec {
+  std::string_view name;
+  std::string_view alias;  // "" if none
+  bool may_stand_alone;    // fio's "set" options: a bare `thread` means thread=1
+  ApplyFn apply;
+};
+
+bool flag(std::string_view value) {
+  return parse_bool(value);
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+// fio's per-direction values "R[,W[,T]]": a value not ended by a comma applies to the
+// directions after it too, an empty one keeps the current value. kdio has no trims, so the
+// third value is only checked.
+template <typename Fn>
+void for_each_direction(std::string_view value, Fn set) {
+  const std::vector<std::string_view> parts = split(value, ',');
+  if (parts.size() > 3) {
+    throw JobError(
+        fmt::format("'{}' has more than three comma-separated values (read, write, "
+                    "trim)",
+                    value));
+  }
+  for (size_t direction = 0; direction < 3; ++direction) {
+    const std::string_view part = direction < parts.size() ? parts[direction] : parts.back();
+    if (!part.empty()) set(direction, part);
+  }
+}
+
+uint64_t positive_size(const JobState& state, std::string_view text) {
+  const uint64_t size = parse_size(text, state.kb_base);
+  if (size == 0) throw JobError(fmt::format("'{}' must be greater than zero", text));
+  return size;
+}
+
+void set_block_size(JobState& state, std::string_view value) {
+  for_each_direction(value, [&](size_t direction, std::string_view part) {
+    if (part.find('-') != std::string_view::npos || part.find(':') != std::string_view::npos) {
+      throw JobError(fmt::format("'{}' is a range; use bsrange= for ranges", part));
+    }
+    const uint64_t size = positive_size(state, part);
+    if (direction < 2) state.bs[direction] = size;
+  });
+}
+
+void set_block_size_range(JobState& state, std::string_view value) {
+  for_each_direction(value, [&](size_t direction, std::string_view part) {
+    size_t separator = part.find('-');
+    if (separator == std::string_view::npos) separator = part.find(':');
+    if (separator == std::string_view::npos) {
+      throw JobError(fmt::format("'{}' is not a range like 4k-64k", part));
+    }
+    BlockSizeRange range{positive_size(state, part.substr(0, separator)),
+                         positive_size(state, part.substr(separator + 1))};
+    if (range.min > range.max) std::swap(range.min, range.max);  // as fio does
+    if (direction < 2) state.bsrange[direction] = range;
+  });
+}
+
+void set_pattern(JobState& state, std::string_view value) {
+  static constexpr std::pair<std::string_view, Pattern> kPatterns[] = {
+      {"read", Pattern::kRead},           {"write", Pattern::kWrite},
+      {"randread", Pattern::kRandRead},   {"randwrite", Pattern::kRandWrite},
+      {"rw", Pattern::kReadWrite},        {"readwrite", Pattern::kReadWrite},
+      {"randrw", Pattern::kRandReadWrite}};
+  if (value.find(':') != std::string_view::npos) {
+    throw JobError(
+        fmt::format("rw modifier in '{}' (the ':N' part) is not supported by kdio", value));
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, pattern] : kPatterns) {
+    if (value == name) {
+      state.job.pattern = pattern;
+      return;
+    }
+    names.emplace_back(name);
+  }
+  if (value.find("trim") != std::string_view::npos) {
+    throw JobError(fmt::format("rw={} is not supported by kdio (no trims)", value));
+  }
+  const auto near = closest_match(std::string(value), names);
+  throw JobError(
+      fmt::format("unknown rw '{}'{}; use read, write, randread, randwrite, rw, "
+                  "readwrite or randrw",
+                  value, near ? fmt::format(" (did you mean '{}'?)", *near) : ""));
+}
+
+void set_engine(JobState& state, std::string_view value) {
+  static constexpr std::pair<std::string_view, Engine> kEngines[] = {
+      {"psync", Engine::kPsync},
+      {"sync", Engine::kSync},
+      {"libaio", Engine::kLibaio},
+      {"io_uring", Engine::kIoUring}};
+  std::vector<std::string> names;
+  for (const auto& [name, engine] : kEngines) {
+    if (value == name) {
+      state.job.engine = engine;
+      return;
+    }
+    names.emplace_back(name);
+  }
+  const auto near = closest_match(std::string(value), names);
+  throw JobError(
+      fmt::format("ioengine '{}' is not supported by kdio{}; use psync, sync, libaio "
+                  "or io_uring",
+                  value, near ? fmt::format(" (did you mean '{}'?)", *near) : ""));
+}
+
+void set_fallocate(JobState& state, std::string_view value) {
+  if (value == "none" || value == "0") {
+    state.job.fallocate = false;
+  } else if (value == "native" || value == "posix" || value == "1") {
+    state.job.fallocate = true;
+  } else if (value == "keep" || value == "truncate") {
+    throw JobError(fmt::format("fallocate={} is not supported by kdio; use none or native", value));
+  } else {
+    throw JobError(fmt::format("unknown fallocate '{}'; use none, native, posix, 0 or 1", value));
+  }
+}
+
+uint64_t parse_u64(std::string_view text) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw JobError(fmt::format("'{}' is not a non-negative whole number", text));
+  }
+  return value;
+}
+
+int to_int(std::string_view text, int64_t min, int64_t max) {
+  return static_cast<int>(parse_int(text, min, max));
+}
+
+void set_cgroup(JobState& state, std::string_view value) {
+  if (value.empty() || value.front() == '/') {
+    throw JobError(
+        fmt::format("cgroup '{}' must be a path relative to the cgroup v2 mount", value));
+  }
+  for (const std::string_view part : split(value, '/')) {
+    if (part == "..") throw JobError(fmt::format("cgroup '{}' must not contain '..'", value));
+  }
+  state.job.cgroup = std::string(value);
+}
+
+// io.max takes "KEY=VALUE ..." with KEY one of rbps, wbps, riops, wiops and VALUE a number
+// or "max"; the device is the job's, so it is left out.
+void set_cgroup_io_max(JobState& state, std::string_view value) {
+  static constexpr std::string_view kKeys[] = {"rbps", "wbps", "riops", "wiops"};
+  std::string normalized;
+  for (const std::string_view item : split(value, ' ')) {
+    if (item.empty()) continue;
+    const size_t equals = item.find('=');
+    const std::string_view key = item.substr(0, equals);
+    if (equals == std::string_view::npos ||
+        std::find(std::begin(kKeys), std::end(kKeys), key) == std::end(kKeys)) {
+      throw JobError(
+          fmt::format("cgroup_io_max item '{}' must be rbps=, wbps=, riops= or wiops= "
+                      "followed by a number or 'max'",
+                      item));
+    }
+    const std::string_view limit = item.substr(equals + 1);
+    if (limit != "max" && parse_u64(limit) == 0) {
+      throw JobError(fmt::format("cgroup_io_max item '{}': a limit of 0 would stop all I/O", item));
+    }
+    if (!normalized.empty()) normalized += ' ';
+    normalized += item;
+  }
+  if (normalized.empty()) throw JobError("cgroup_io_max needs at least one KEY=VALUE limit");
+  state.job.cgroup_io_max = normalized;
+}
+
+void set_filename(JobState& state, std::string_view value) {
+  state.filenames.clear();
+  for (const std::string_view part : split(value, ':')) {
+    if (part.empty()) throw JobError(fmt::format("filename '{}' has an empty entry", value));
+    state.filenames.emplace_back(part);
+  }
+}
+
+void set_directory(JobState& state, std::string_view value) {
+  if (value.empty()) throw JobError("directory needs a path");
+  if (value.find(':') != std::string_view::npos) {
+    throw JobError(fmt::format("several directories ('{}') are not supported by kdio", value));
+  }
+  state.directory = std::string(value);
+}
+
+void set_start_delay(JobState& state, std::string_view value) {
+  if (value.find('-') != std::string_view::npos) {
+    throw JobError(fmt::format("a startdelay range ('{}') is not supported by kdio", value));
+  }
+  state.job.start_delay_ns = parse_time_ns(value, true);
+}
+
+void set_file_size(JobState& state, std::string_view value) {
+  if (value.find('-') != std::string_view::npos) {
+    throw JobError(fmt::format("a filesize range ('{}') is not supported by kdio", value));
+  }
+  state.filesize = parse_size(value, state.kb_base);
+}
+
+void set_kb_base(JobState& state, std::string_view value) {
+  state.kb_base = to_int(value, 1000, 1024);
+  if (state.kb_base != 1000 && state.kb_base != 1024) {
+    throw JobError(fmt::format("kb_base must be 1000 or 1024, not {}", value));
+  }
+}
+
+// clang-format off
+constexpr OptionSpec kOptions[] = {
+  {"name", "", false, [](JobState& s, std::string_view v) {
+     if (v.empty()) throw JobError("name must not be empty");
+     s.job.name = std::string(v);
+   }},
+  {"description", "", false, [](JobState&, std::string_view) {}},
+  {"kb_base", "", false, set_kb_base},
+  {"ioengine", "", false, set_engine},
+  {"direct", "", false, [](JobState& s, std::string_view v) { s.job.direct = flag(v); }},
+  {"buffered", "", false, [](JobState& s, std::string_view v) { s.job.direct = !flag(v); }},
+  {"rw", "readwrite", false, set_pattern},
+  {"rwmixread", "", false, [](JobState& s, std::string_view v) {
+     s.job.rwmix_read_percent = to_int(v, 0, 100);
+   }},
+  {"rwmixwrite", "", false, [](JobState& s, std::string_view v) {
+     s.job.rwmix_read_percent = 100 - to_int(v, 0, 100);
+   }},
+  {"bs", "blocksize", false, set_block_size},
+  {"bsrange", "blocksize_range", false, set_block_size_range},
+  {"size", "", false, [](JobState& s, std::string_view v) { s.size = parse_size(v, s.kb_base); }},
+  {"filesize", "", false, set_file_size},
+  {"io_size", "io_limit", false, [](JobState& s, std::string_view v) {
+     s.job.io_size = parse_size(v, s.kb_base);
+   }},
+  {"filename", "", false, set_filename},
+  {"directory", "", false, set_directory},
+  {"nrfiles", "nr_files", false, [](JobState& s, std::string_view v) {
+     s.nrfiles = to_int(v, 1, kIntMax);
+   }},
+  {"numjobs", "", false, [](JobState& s, std::string_view v) {
+     s.numjobs = to_int(v, 1, kIntMax);
+   }},
+  {"thread", "", true, [](JobState& s, std::string_view v) { s.job.use_threads = flag(v); }},
+  {"group_reporting", "", true, [](JobState& s, std::string_view v) {
+     s.job.group_reporting = flag(v);
+   }},
+  {"new_group", "", true, [](JobState& s, std::string_view v) { s.new_group = flag(v); }},
+  {"stonewall", "wait_for_previous", true, [](JobState& s, std::string_view v) {
+     s.job.stonewall = flag(v);
+   }},
+  {"runtime", "timeout", false, [](JobState& s, std::string_view v) {
+     s.job.runtime_ns = parse_time_ns(v, true);
+   }},
+  {"time_based", "", true, [](JobState& s, std::string_view v) { s.job.time_based = flag(v); }},
+  {"ramp_time", "", false, [](JobState& s, std::string_view v) {
+     s.job.ramp_time_ns = parse_time_ns(v, true);
+   }},
+  {"startdelay", "", false, set_start_delay},
+  {"loops", "", false, [](JobState& s, std::string_view v) {
+     s.job.loops = std::max(1, to_int(v, 0, kIntMax));  // fio runs loops=0 once
+   }},
+  {"iodepth", "", false, [](JobState& s, std::string_view v) {
+     s.job.iodepth = to_int(v, 1, kMaxDepth);
+   }},
+  {"iodepth_batch", "iodepth_batch_submit", false, [](JobState& s, std::string_view v) {
+     s.job.iodepth_batch_submit = to_int(v, 0, kMaxDepth);
+   }},
+  {"iodepth_batch_complete_min", "iodepth_batch_complete", false,
+   [](JobState& s, std::string_view v) { s.job.iodepth_batch_complete_min = to_int(v, 0, kMaxDepth); }},
+  {"iodepth_batch_complete_max", "", false, [](JobState& s, std::string_view v) {
+     s.job.iodepth_batch_complete_max = to_int(v, 0, kMaxDepth);
+   }},
+  {"fsync", "", false, [](JobState& s, std::string_view v) {
+     s.job.fsync_every = to_int(v, 0, kIntMax);
+   }},
+  {"fdatasync", "", false, [](JobState& s, std::string_view v) {
+     s.job.fdatasync_every = to_int(v, 0, kIntMax);
+   }},
+  {"end_fsync", "", false, [](JobState& s, std::string_view v) { s.job.end_fsync = flag(v); }},
+  {"fallocate", "", false, set_fallocate},
+  {"randrepeat", "", false, [](JobState& s, std::string_view v) { s.job.rand_repeat = flag(v); }},
+  {"randseed", "", false, [](JobState& s, std::string_view v) {
+     s.job.rand_seed = parse_u64(v);
+     s.randseed_given = true;
+   }},
+  {"norandommap", "", true, [](JobState& s, std::string_view v) { s.job.norandommap = flag(v); }},
+  {"invalidate", "", false, [](JobState& s, std::string_view v) { s.job.invalidate = flag(v); }},
+  {"rate", "", false, [](JobState& s, std::string_view v) {
+     for_each_direction(v, [&](size_t d, std::string_view part) {
+       const uint64_t rate = parse_size(part, s.kb_base);
+       if (d < 2) s.job.rate_bytes_per_sec[d] = rate;
+     });
+   }},
+  {"rate_iops", "", false, [](JobState& s, std::string_view v) {
+     for_each_direction(v, [&](size_t d, std::string_view part) {
+       const uint64_t rate = parse_u64(part);
+       if (d < 2) s.job.rate_iops[d] = rate;
+     });
+   }},
+  {"cgroup", "", false, set_cgroup},
+  {"cgroup_io_max", "", false, set_cgroup_io_max},
+  {"hipri", "", true, [](JobState& s, std::string_view v) { s.job.hipri = flag(v); }},
+  {"fixedbufs", "", true, [](JobState& s, std::string_view v) { s.job.fixedbufs = flag(v); }},
+  {"registerfiles", "", true, [](JobState& s, std::string_view v) {
+     s.job.registerfiles = flag(v);
+   }},
+  {"sqthread_poll", "", true, [](JobState& s, std::string_view v) {
+     s.job.sqthread_poll = flag(v);
+   }},
+};
+// clang-format on
+
+// Options and aliases of fio 3.33 (`fio --cmdhelp=all`, `--enghelp=io_uring`, `--enghelp=libaio`)
+// that kdio does not implement. They are refused by name rather than run with different
+// semantics; OPTIONS.md lists them.
+constexpr std::string_view kUnsupportedFioOptions[] = {
+    "allow_file_create",
+    "allow_mounted_write",
+    "allrandrepeat",
+    "atomic",
+    "ba",
+    "blockalign",
+    "block_error_percentiles",
+    "blocksize_unaligned",
+    "bs_unaligned",
+    "bssplit",
+    "buffer_compress_chunk",
+    "buffer_compress_percentage",
+    "buffer_pattern",
+    "bwavgtime",
+    "cgroup_nodelete",
+    "cgroup_weight",
+    "clat_percentiles",
+    "clocksource",
+    "cmd_type",
+    "cmdprio",
+    "cmdprio_bssplit",
+    "cmdprio_class",
+    "cmdprio_percentage",
+    "continue_on_error",
+    "cpumask",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "create_fsync",
+    "create_on_open",
+    "create_only",
+    "create_serialize",
+    "dedupe_global",
+    "dedupe_mode",
+    "dedupe_percentage",
+    "dedupe_working_set_percentage",
+    "disable_bw",
+    "disable_bw_measurement",
+    "disable_clat",
+    "disable_lat",
+    "disable_slat",
+    "disk_util",
+    "do_verify",
+    "error_dump",
+    "exec_postrun",
+    "exec_prerun",
+    "exit_what",
+    "exitall",
+    "exitall_on_error",
+    "experimental_verify",
+    "fadvise_hint",
+    "file_append",
+    "file_service_type",
+    "filename_format",
+    "fileoffset",
+    "fill_device",
+    "fill_fs",
+    "flow",
+    "flow_id",
+    "flow_sleep",
+    "force_async",
+    "fsync_on_close",
+    "gid",
+    "gtod_cpu",
+    "gtod_reduce",
+    "ignore_error",
+    "ignore_zone_limits",
+    "io_submit_mode",
+    "iodepth_low",
+    "iomem",
+    "iopsavgtime",
+    "ioscheduler",
+    "job_max_open_zones",
+    "lat_percentiles",
+    "latency_percentile",
+    "latency_run",
+    "latency_target",
+    "latency_window",
+    "lockfile",
+    "lockmem",
+    "log_alternate_epoch",
+    "log_alternate_epoch_clock_id",
+    "log_avg_msec",
+    "log_compression",
+    "log_compression_cpus",
+    "log_entries",
+    "log_hist_coarseness",
+    "log_hist_msec",
+    "log_max_value",
+    "log_offset",
+    "log_prio",
+    "log_store_compressed",
+    "log_unix_epoch",
+    "max_latency",
+    "max_open_zones",
+    "mem",
+    "merge_blktrace_file",
+    "merge_blktrace_iters",
+    "merge_blktrace_scalars",
+    "nice",
+    "nonvectored",
+    "nowait",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
+    "number_ios",
+    "offset",
+    "offset_align",
+    "offset_increment",
+    "opendir",
+    "openfiles",
+    "overwrite",
+    "per_job_logs",
+    "percentage_random",
+    "percentile_list",
+    "pre_read",
+    "prio",
+    "prioclass",
+    "profile",
+    "random_distribution",
+    "random_generator",
+    "rate_cycle",
+    "rate_ignore_thinktime",
+    "rate_iops_min",
+    "rate_min",
+    "rate_process",
+    "ratecycle",
+    "ratemin",
+    "read_beyond_wp",
+    "read_iolog",
+    "read_iolog_chunked",
+    "refill_buffers",
+    "replay_align",
+    "replay_no_stall",
+    "replay_redirect",
+    "replay_scale",
+    "replay_skip",
+    "replay_time_scale",
+    "rw_sequencer",
+    "scramble_buffers",
+    "serialize_overlap",
+    "significant_figures",
+    "slat_percentiles",
+    "sqthread_poll_cpu",
+    "ss",
+    "ss_dur",
+    "ss_ramp",
+    "stats",
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+    "sync",
+    "sync_file_range",
+    "thinktime",
+    "thinktime_blocks",
+    "thinktime_blocks_type",
+    "thinktime_iotime",
+    "thinktime_spin",
+    "trim_backlog",
+    "trim_backlog_batch",
+    "trim_percentage",
+    "trim_verify_zero",
+    "uid",
+    "uncached",
+    "unified_rw_reporting",
+    "unique_filename",
+    "unit_base",
+    "unlink",
+    "unlink_each_loop",
+    "userspace_reap",
+    "verify",
+    "verify_async",
+    "verify_backlog",
+    "verify_backlog_batch",
+    "verify_dump",
+    "verify_fatal",
+    "verify_interval",
+    "verify_offset",
+    "verify_only",
+    "verify_pattern",
+    "verify_state_load",
+    "verify_state_save",
+    "wait_for",
+    "write_barrier",
+    "write_bw_log",
+    "write_hint",
+    "write_hist_log",
+    "write_iolog",
+    "write_iops_log",
+    "write_lat_log",
+    "zero_buffers",
+    "zone_reset_frequency",
+    "zone_reset_threshold",
+    "zonecapacity",
+    "zonemode",
+    "zonerange",
+    "zonesize",
+    "zoneskip",
+};
+
+const OptionSpec* find_option(std::string_view name) {
+  for (const OptionSpec& spec : kOptions) {
+    if (name == spec.name || (!spec.alias.empty() && name == spec.alias)) return &spec;
+  }
+  return nullptr;
+}
+
+[[noreturn]] void unknown_option(const IniOption& option) {
+  if (std::find(std::begin(kUnsupportedFioOptions), std::end(kUnsupportedFioOptions), option.key) !=
+      std::end(kUnsupportedFioOptions)) {
+    throw JobError(
+        fmt::format("{}: fio option '{}' is not supported by kdio (see "
+                    "workloads/kdio/OPTIONS.md)",
+                    option.where, option.key));
+  }
+  const auto near = closest_match(option.key, supported_option_names());
+  throw JobError(fmt::format("{}: unknown option '{}'{}", option.where, option.key,
+                             near ? fmt::format("; did you mean '{}'?", *near) : ""));
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+void apply_option(JobState& state, const IniOption& option) {
+  const OptionSpec* spec = find_option(option.key);
+  if (spec == nullptr) unknown_option(option);
+  if (!option.value && !spec->may_stand_alone) {
+    throw JobError(fmt::format("{}: option '{}' needs a value, e.g. {}=1", option.where, option.key,
+                               option.key));
+  }
+  try {
+    spec->apply(state, option.value ? *option.value : "1");
+  } catch (const JobError& e) {
+    throw JobError(fmt::format("{}: option '{}': {}", option.where, option.key, e.what()));
+  }
+  state.where[std::string(spec->name)] = option.where;
+  state.job.given_options[option.key] = option.value.value_or("");
+}
+
+bool option_needs_value(std::string_view key) {
+  const OptionSpec* spec = find_option(key);
+  return spec != nullptr && !spec->may_stand_alone;
+}
+
+bool is_kb_base(const IniOption& option) {
+  return option.key == "kb_base";
+}
+
+std::vector<std::string> supported_option_names() {
+  std::vector<std::string> names;
+  for (const OptionSpec& spec : kOptions) {
+    names.emplace_back(spec.name);
+    if (!spec.alias.empty()) names.emplace_back(spec.alias);
+  }
+  return names;
+}
+
+std::optional<std::string> closest_match(const std::string& name,
+                                         const std::vector<std::string>& candidates) {
+  const size_t allowed = std::max<size_t>(1, name.size() / 3);
+  std::optional<std::string> best;
+  size_t best_distance = allowed + 1;
+  for (const std::string& candidate : candidates) {
+    const size_t distance = edit_distance(name, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+}  // namespace kdio

@@ -1,0 +1,146 @@
+// Every job file in workloads/jobs/ parses, documents the variables it needs, and describes
+// the workload of its seed report.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "kdio/jobfile.h"
+
+namespace kdio {
+namespace {
+
+const std::filesystem::path kJobs = std::filesystem::path(KBISECT_SOURCE_DIR) / "workloads/jobs";
+
+const Environment kEnv{{"SIZE", "16m"},  {"RUNTIME", "5"},    {"BS", "64k"},
+                       {"THREADS", "4"}, {"RW", "randwrite"}, {"IO_SIZE", "4m"}};
+
+JobFile parse_seed(const std::string& name) {
+  return parse_job_files({(kJobs / name).string()}, kEnv);
+}
+
+TEST(SeedJobs, EveryFileParsesAndListsItsVariablesInItsHeader) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kJobs)) {
+    if (entry.path().extension() != ".fio") continue;
+    ++files;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_NO_THROW(parse_job_files({entry.path().string()}, kEnv));
+    const std::string text = read_file_from_disk(entry.path().string());
+    std::string header;
+    for (size_t pos = 0; pos < text.size() && text[pos] == ';';) {
+      const size_t end = text.find('\n', pos);
+      header += text.substr(pos, end - pos) + "\n";
+      pos = end + 1;
+    }
+    const std::regex reference(R"(\$\{([A-Z_]+)\})");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), reference);
+         it != std::sregex_iterator(); ++it) {
+      EXPECT_NE(header.find(";   " + (*it)[1].str() + " "), std::string::npos)
+          << (*it)[1] << " is not documented in the header";
+    }
+  }
+  EXPECT_EQ(files, 7);
+}
+
+TEST(SeedJobs, UnsetVariableNamesTheLine) {
+  try {
+    parse_job_files({(kJobs / "demo-randread.fio").string()}, {{"SIZE", "1m"}});
+    FAIL();
+  } catch (const JobError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              (kJobs / "demo-randread.fio").string() +
+                  ":17: environment variable 'RUNTIME' is not set; set it (the header of the job "
+                  "file lists the variables it needs)");
+  }
+}
+
+TEST(SeedJobs, Seed000HasEightReadersAndTwoWritersOnOneFile) {
+  for (const auto& [name, engine, direct, depth] :
+       {std::tuple{"seed000-psync-direct.fio", Engine::kPsync, true, 1},
+        std::tuple{"seed000-libaio-direct.fio", Engine::kLibaio, true, 64},
+        std::tuple{"seed000-psync-buffered.fio", Engine::kPsync, false, 1}}) {
+    SCOPED_TRACE(name);
+    const JobFile file = parse_seed(name);
+    ASSERT_EQ(file.jobs.size(), 10u);
+    std::set<std::string> files;
+    for (size_t i = 0; i < file.jobs.size(); ++i) {
+      const Job& job = file.jobs[i];
+      EXPECT_EQ(job.name, i < 8 ? "reader" : "writer");
+      EXPECT_EQ(job.pattern, i < 8 ? Pattern::kRandRead : Pattern::kRandWrite);
+      EXPECT_EQ(job.engine, engine);
+      EXPECT_EQ(job.direct, direct);
+      EXPECT_EQ(job.iodepth, depth);
+      EXPECT_EQ(job.block_size[0].min, 4096u);
+      EXPECT_EQ(job.file_size, 16u << 20);
+      EXPECT_EQ(job.runtime_ns, 5'000'000'000u);
+      EXPECT_FALSE(job.fallocate);
+      EXPECT_TRUE(job.use_threads && job.group_reporting);
+      EXPECT_EQ(job.group_id, 0);
+      files.insert(job.files.begin(), job.files.end());
+    }
+    EXPECT_EQ(files, std::set<std::string>{"testfile"});
+    EXPECT_EQ(file.warnings.size(), engine == Engine::kPsync ? 1u : 0u);
+  }
+}
+
+TEST(SeedJobs, Seed001RandrwEightJobsOwnFiles) {
+  const JobFile file = parse_seed("seed001-randrw.fio");
+  ASSERT_EQ(file.jobs.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    const Job& job = file.jobs[i];
+    EXPECT_EQ(job.pattern, Pattern::kRandReadWrite);
+    EXPECT_EQ(job.rwmix_read_percent, 50);
+    EXPECT_TRUE(job.direct);
+    EXPECT_EQ(job.block_size[0].min, 65536u);
+    EXPECT_EQ(job.block_size[1].min, 65536u);
+    EXPECT_EQ(job.files, std::vector<std::string>{"randrw." + std::to_string(i) + ".0"});
+  }
+  EXPECT_TRUE(file.warnings.empty());
+}
+
+TEST(SeedJobs, Seed002OneThrottledOneFreeFsyncingAppender) {
+  const JobFile file = parse_seed("seed002-fsync-throttle.fio");
+  ASSERT_EQ(file.jobs.size(), 2u);
+  for (const Job& job : file.jobs) {
+    EXPECT_EQ(job.engine, Engine::kSync);
+    EXPECT_EQ(job.pattern, Pattern::kWrite);
+    EXPECT_FALSE(job.direct);
+    EXPECT_EQ(job.block_size[1].min, 1u << 20);
+    EXPECT_EQ(job.fsync_every, 1);
+    EXPECT_FALSE(job.fallocate);
+  }
+  EXPECT_EQ(file.jobs[0].cgroup_io_max, "wbps=1048576");
+  EXPECT_EQ(file.jobs[1].cgroup_io_max, "");
+  EXPECT_EQ(file.jobs[0].files, std::vector<std::string>{"throttled.0.0"});
+  EXPECT_EQ(file.jobs[1].files, std::vector<std::string>{"unthrottled.0.0"});
+}
+
+TEST(SeedJobs, Seed003ThreadsOverAFixedFile) {
+  const JobFile file = parse_seed("seed003-xfs-threads.fio");
+  ASSERT_EQ(file.jobs.size(), 4u);
+  for (const Job& job : file.jobs) {
+    EXPECT_EQ(job.pattern, Pattern::kRandWrite);
+    EXPECT_EQ(job.file_size, 262144ull * 4096);
+    EXPECT_EQ(job.io_size, 4u << 20);
+    EXPECT_TRUE(job.direct && job.use_threads && job.norandommap);
+    EXPECT_EQ(job.files, std::vector<std::string>{"pages"});
+  }
+}
+
+TEST(SeedJobs, DemoIsFourTimeBasedDirectRandomReaders) {
+  const JobFile file = parse_seed("demo-randread.fio");
+  ASSERT_EQ(file.jobs.size(), 4u);
+  for (const Job& job : file.jobs) {
+    EXPECT_EQ(job.name, "randread");
+    EXPECT_EQ(job.engine, Engine::kPsync);
+    EXPECT_EQ(job.pattern, Pattern::kRandRead);
+    EXPECT_TRUE(job.direct && job.time_based);
+    EXPECT_EQ(job.runtime_ns, 5'000'000'000u);
+    EXPECT_EQ(job.files, std::vector<std::string>{"demo-randread.dat"});
+  }
+}
+
+}  // namespace
+}  // namespace kdio
