@@ -24,7 +24,7 @@ target_link_libraries(kdio_core PUBLIC nlohmann_json::nlohmann_json ${KDIO_LIBUR
                       ${KDIO_LIBAIO_A} Threads::Threads)
 
 kbisect_unit_test(kdio_stats_test
-  SOURCES histogram_test.cc stats_test.cc block_order_test.cc
+  SOURCES histogram_test.cc stats_test.cc block_order_test.cc report_test.cc
   LIBS kdio_core)
 
 kbisect_unit_test(kdio_worker_test
@@ -40,4 +40,12 @@ if("jobfile.cc" IN_LIST kdio_core_sources)
   add_executable(kdio main.cc)
   target_link_libraries(kdio PRIVATE kdio_core)
   target_link_options(kdio PRIVATE -static -s)
+
+  kbisect_unit_test(kdio_main_test
+    SOURCES main_test.cc
+    LIBS nlohmann_json::nlohmann_json)
+  add_dependencies(kdio_main_test kdio)
+  target_compile_definitions(kdio_main_test PRIVATE
+    KDIO_BINARY="$<TARGET_FILE:kdio>"
+    KDIO_TEST_DIR="${CMAKE_CURRENT_BINARY_DIR}/main_test_files")
 endif()

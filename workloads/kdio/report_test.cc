@@ -1,0 +1,166 @@
+#include "report.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace kdio {
+namespace {
+
+JobResult sample_result(uint64_t ios, uint64_t runtime_ms, uint64_t base_ns) {
+  JobResult r;
+  DirResult& d = r.dir[0];
+  for (uint64_t i = 0; i < ios; ++i) {
+    uint64_t v = base_ns + i * 1000;
+    d.clat.add(v);
+    d.clat_hist.add(v);
+    d.lat.add(v + 100);
+  }
+  d.io_bytes = ios * 4096;
+  d.total_ios = ios;
+  d.runtime_ms = runtime_ms;
+  r.sync.total_ios = 1;
+  r.sync.lat.add(5000);
+  r.sync.lat_hist.add(5000);
+  r.job_runtime_ms = runtime_ms;
+  r.usr_ns = runtime_ms * 1'000'000 / 10;  // 10% of the run time
+  r.finished = true;
+  return r;
+}
+
+std::vector<Job> two_jobs(bool group_reporting) {
+  Job job;
+  job.name = std::string(1, 'j');
+  job.group_reporting = group_reporting;
+  job.given_options = {{"rw", "randread"}, {"numjobs", "2"}};
+  std::vector<Job> jobs = {job, job};
+  jobs[1].clone_index = 1;
+  return jobs;
+}
+
+Report make_report(const std::vector<Job>& jobs, const std::vector<JobResult>& results) {
+  Report report;
+  report.jobs = &jobs;
+  report.entries = report_entries(jobs, results);
+  report.timestamp_ms = 1'700'000'000'123;
+  return report;
+}
+
+TEST(Report, GroupReportingSumsBytesAndTakesTheLongestRuntime) {
+  std::vector<Job> jobs = two_jobs(true);
+  std::vector<JobResult> results = {sample_result(100, 1000, 10'000),
+                                    sample_result(300, 1500, 50'000)};
+  auto entries = report_entries(jobs, results);
+  ASSERT_EQ(entries.size(), 1u);
+  const DirResult& d = entries[0].result.dir[0];
+  EXPECT_EQ(d.total_ios, 400u);
+  EXPECT_EQ(d.io_bytes, 400u * 4096);
+  EXPECT_EQ(d.runtime_ms, 1500u);
+  EXPECT_EQ(d.clat.samples, 400u);
+  EXPECT_EQ(d.clat.min, 10'000u);
+  EXPECT_EQ(d.clat.max, 50'000u + 299 * 1000);
+  EXPECT_EQ(d.clat_hist.total(), 400u);
+  EXPECT_EQ(entries[0].result.sync.total_ios, 2u);
+}
+
+TEST(Report, WithoutGroupReportingEveryJobIsReported) {
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
+  EXPECT_EQ(report_entries(jobs, results).size(), 2u);
+}
+
+TEST(Report, DifferentGroupsDoNotMerge) {
+  std::vector<Job> jobs = two_jobs(true);
+  jobs[1].group_id = 1;
+  std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
+  EXPECT_EQ(report_entries(jobs, results).size(), 2u);
+}
+
+TEST(Report, JsonHasFioFieldsAndUnits) {
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(1000, 2000, 100'000), sample_result(1, 10, 1)};
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
+  EXPECT_EQ(root["timestamp"], 1'700'000'000);
+  ASSERT_EQ(root["jobs"].size(), 2u);
+  const auto& job = root["jobs"][0];
+  EXPECT_EQ(job["jobname"], "j");
+  EXPECT_EQ(job["groupid"], 0);
+  EXPECT_EQ(job["error"], 0);
+  EXPECT_EQ(job["job options"]["rw"], "randread");
+  const auto& read = job["read"];
+  EXPECT_EQ(read["io_bytes"], 1000 * 4096);
+  EXPECT_EQ(read["io_kbytes"], 4000);
+  EXPECT_EQ(read["total_ios"], 1000);
+  EXPECT_EQ(read["runtime"], 2000);
+  EXPECT_EQ(read["bw_bytes"], 1000 * 4096 / 2);
+  EXPECT_EQ(read["bw"], 1000 * 4096 / 2 / 1024);
+  EXPECT_DOUBLE_EQ(read["iops"].get<double>(), 500.0);
+  for (const char* key : {"slat_ns", "clat_ns", "lat_ns"}) {
+    for (const char* field : {"min", "max", "mean", "stddev", "N"}) {
+      EXPECT_TRUE(read[key].contains(field)) << key << "." << field;
+    }
+  }
+  EXPECT_EQ(read["slat_ns"]["N"], 0);
+  EXPECT_EQ(read["clat_ns"]["N"], 1000);
+  EXPECT_EQ(read["clat_ns"]["min"], 100'000);
+  EXPECT_EQ(read["lat_ns"]["min"], 100'100);
+  const auto& pct = read["clat_ns"]["percentile"];
+  EXPECT_EQ(pct.size(), 17u);
+  EXPECT_TRUE(pct.contains("99.000000"));
+  EXPECT_TRUE(pct.contains("99.990000"));
+  EXPECT_FALSE(read["clat_ns"].contains("bins"));
+  EXPECT_FALSE(read["lat_ns"].contains("percentile"));
+  EXPECT_EQ(job["write"]["total_ios"], 0);
+  EXPECT_EQ(job["write"]["clat_ns"]["min"], 0);
+  EXPECT_FALSE(job["write"]["clat_ns"].contains("percentile"));
+  EXPECT_EQ(job["trim"]["io_bytes"], 0);
+  EXPECT_EQ(job["sync"]["total_ios"], 1);
+  EXPECT_EQ(job["sync"]["lat_ns"]["N"], 1);
+  EXPECT_TRUE(job["sync"]["lat_ns"].contains("percentile"));
+  EXPECT_EQ(job["job_runtime"], 2000);
+  EXPECT_NEAR(job["usr_cpu"].get<double>(), 10.0, 1e-9);
+  EXPECT_EQ(root["kdio"]["version"], kVersion);
+  EXPECT_EQ(root["kdio"]["interrupted"], false);
+  EXPECT_EQ(root["kdio"]["jobs"].size(), 2u);
+  EXPECT_EQ(root["kdio"]["jobs"][1]["options"]["numjobs"], "2");
+}
+
+TEST(Report, JsonPlusAddsBinsThatSumToN) {
+  std::vector<Job> jobs = two_jobs(true);
+  std::vector<JobResult> results = {sample_result(500, 1000, 1'000),
+                                    sample_result(500, 1000, 9'000'000)};
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), true));
+  const auto& clat = root["jobs"][0]["read"]["clat_ns"];
+  uint64_t sum = 0;
+  for (auto& [value, count] : clat["bins"].items()) {
+    unsigned long long v = std::stoull(value);
+    EXPECT_EQ(plat_idx_to_val(plat_val_to_idx(v)), v) << "bins are keyed by bucket values";
+    sum += count.get<uint64_t>();
+  }
+  EXPECT_EQ(sum, 1000u);
+  EXPECT_EQ(clat["N"], 1000);
+}
+
+TEST(Report, InterruptedIsMarked) {
+  std::vector<Job> jobs = two_jobs(true);
+  std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
+  Report report = make_report(jobs, results);
+  report.interrupted = true;
+  EXPECT_EQ(nlohmann::json::parse(render_json(report, false))["kdio"]["interrupted"], true);
+  EXPECT_NE(render_normal(report).find("interrupted"), std::string::npos);
+}
+
+TEST(Report, NormalOutputReadsLikeFio) {
+  std::vector<Job> jobs = two_jobs(true);
+  std::vector<JobResult> results = {sample_result(1000, 1000, 100'000),
+                                    sample_result(1000, 1000, 100'000)};
+  std::string text = render_normal(make_report(jobs, results));
+  EXPECT_NE(text.find("j: (groupid=0, jobs=2): err= 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("read: IOPS=2000, BW=8000KiB/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("clat percentiles (usec):"), std::string::npos) << text;
+  EXPECT_NE(text.find("99.00th=["), std::string::npos) << text;
+  EXPECT_NE(text.find("Run status group 0 (all jobs):"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace kdio
