@@ -1,0 +1,16 @@
+// One function per subcommand, each in its own file: it declares the subcommand's options on
+// `app` and, when the subcommand is chosen, leaves the work to do in `action`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "cli/global_options.h"
+
+namespace kbisect {
+
+using Action = std::function<int()>;
+
+void add_query_command(CLI::App& app, const GlobalOptions& globals, Action& action);
+
+}  // namespace kbisect

@@ -1,0 +1,47 @@
+// kbisect: find the Linux kernel commit behind an I/O performance regression.
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "common/interrupt.h"
+
+namespace {
+
+void add_global_options(CLI::App& app, kbisect::GlobalOptions& globals) {
+  app.add_option("--db", globals.database, "results database (SQLite)")->capture_default_str();
+  app.add_option("--workdir", globals.workdir,
+                 "where source trees, builds and VM files go (default: from the config)");
+  app.add_flag("--quiet", globals.quiet, "no progress output");
+  app.add_flag("--json", globals.json, "JSON-lines events on stdout");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kbisect: find the Linux kernel commit behind an I/O performance regression"};
+  app.set_version_flag("--version", "kbisect 0.1.0");
+  app.require_subcommand(1);
+  app.fallthrough();  // global options may also follow the subcommand
+
+  kbisect::GlobalOptions globals;
+  add_global_options(app, globals);
+  kbisect::Action action;
+  kbisect::add_query_command(app, globals, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  }
+
+  kbisect::install_interrupt_handlers();
+  try {
+    return action();
+  } catch (const kbisect::Interrupted& interrupted) {
+    fmt::print(stderr, "kbisect: {}\n", interrupted.what());
+    return 128 + interrupted.signal_number();
+  } catch (const kbisect::Error& error) {
+    fmt::print(stderr, "kbisect: error: {}\n", error.what());
+    return 1;
+  }
+}

@@ -1,0 +1,33 @@
+// kbisect query [--format table|csv|json] SQL_OR_NAMED_QUERY
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "store/query.h"
+
+namespace kbisect {
+
+void add_query_command(CLI::App& app, const GlobalOptions& globals, Action& action) {
+  auto* command = app.add_subcommand(
+      "query",
+      "read-only SQL against the results database, or a named query: sessions, steps SESSION, "
+      "samples COMMIT, history METRIC");
+  auto format = std::make_shared<std::string>("table");
+  auto words = std::make_shared<std::vector<std::string>>();
+  command->add_option("--format", *format, "table, csv or json")->capture_default_str();
+  command->add_option("query", *words, "SQL statement or named query")->required();
+  command->callback([&globals, &action, format, words] {
+    action = [&globals, format, words] {
+      std::string text;
+      for (const auto& word : *words) text += (text.empty() ? "" : " ") + word;
+      if (!std::filesystem::exists(globals.database)) {
+        fail("no results database at {}; run a measurement first or pass --db FILE",
+             globals.database.string());
+      }
+      run_query(globals.database, text, parse_query_format(*format), std::cout);
+      return 0;
+    };
+  });
+}
+
+}  // namespace kbisect
