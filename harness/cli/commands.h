@@ -9,8 +9,8 @@
 
 namespace kbisect {
 
-using Action = std::function<int()>;
+using CommandAction = std::function<int()>;
 
-void add_query_command(CLI::App& app, const GlobalOptions& globals, Action& action);
+void add_query_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 
 }  // namespace kbisect

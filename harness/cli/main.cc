@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
 
   kbisect::GlobalOptions globals;
   add_global_options(app, globals);
-  kbisect::Action action;
+  kbisect::CommandAction action;
   kbisect::add_query_command(app, globals, action);
 
   try {

@@ -7,7 +7,7 @@
 
 namespace kbisect {
 
-void add_query_command(CLI::App& app, const GlobalOptions& globals, Action& action) {
+void add_query_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
   auto* command = app.add_subcommand(
       "query",
       "read-only SQL against the results database, or a named query: sessions, steps SESSION, "
