@@ -24,7 +24,7 @@ target_link_libraries(kdio_core PUBLIC nlohmann_json::nlohmann_json ${KDIO_LIBUR
                       ${KDIO_LIBAIO_A} Threads::Threads)
 
 kbisect_unit_test(kdio_stats_test
-  SOURCES histogram_test.cc stats_test.cc block_order_test.cc report_test.cc
+  SOURCES histogram_test.cc stats_test.cc block_order_test.cc report_test.cc cgroup_test.cc
   LIBS kdio_core)
 
 kbisect_unit_test(kdio_worker_test
