@@ -1,0 +1,133 @@
+#include "git/repository.h"
+
+#include <set>
+
+#include "common/error.h"
+
+namespace kbisect {
+
+void init_libgit2() {
+  static const int initialised = git_libgit2_init();
+  if (initialised < 0) fail("cannot initialise libgit2; reinstall libgit2 (make deps)");
+}
+
+void check_git(int result, std::string_view what, std::string_view todo) {
+  if (result >= 0) return;
+  const git_error* error = git_error_last();
+  std::string detail =
+      error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+  fail("{}: {}; {}", what, detail, todo);
+}
+
+std::string oid_hex(const git_oid& oid) {
+  char text[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(text, sizeof text, &oid);
+  return text;
+}
+
+git_oid parse_oid(std::string_view hex, std::string_view what) {
+  git_oid oid;
+  if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstrn(&oid, hex.data(), hex.size()) < 0) {
+    fail("{} '{}' is not a full 40-hex git object id; resolve it first", what, hex);
+  }
+  return oid;
+}
+
+std::string commit_subject(const git_commit* commit) {
+  const char* summary = git_commit_summary(const_cast<git_commit*>(commit));
+  return summary != nullptr ? summary : "";
+}
+
+GitSignaturePtr kbisect_signature(int64_t time) {
+  git_signature* raw = nullptr;
+  int result = time == 0 ? git_signature_now(&raw, "kbisect", "kbisect@localhost")
+                         : git_signature_new(&raw, "kbisect", "kbisect@localhost", time, 0);
+  GitSignaturePtr owned(raw);
+  check_git(result, "cannot create a commit signature", "report this as a kbisect bug");
+  return owned;
+}
+
+std::vector<std::string> conflicted_paths(git_index* index) {
+  git_index_conflict_iterator* raw = nullptr;
+  check_git(git_index_conflict_iterator_new(&raw, index), "cannot list the conflicts",
+            "report this as a kbisect bug");
+  Unique<git_index_conflict_iterator, git_index_conflict_iterator_free> iterator(raw);
+  std::set<std::string> paths;
+  const git_index_entry *ancestor, *ours, *theirs;
+  while (git_index_conflict_next(&ancestor, &ours, &theirs, iterator.get()) == 0) {
+    for (const git_index_entry* entry : {ancestor, ours, theirs}) {
+      if (entry != nullptr) paths.insert(entry->path);
+    }
+  }
+  return {paths.begin(), paths.end()};
+}
+
+Repository Repository::open(const std::filesystem::path& path) {
+  init_libgit2();
+  git_repository* raw = nullptr;
+  // NO_SEARCH: the configured path must itself be the repository, not a directory below one.
+  int result = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
+  GitRepositoryPtr repo(raw);
+  check_git(result, fmt::format("cannot open git repository {}", path.string()),
+            "set kernel.repo in the config to a kernel git checkout");
+  return Repository(std::move(repo), path);
+}
+
+std::string Repository::resolve(std::string_view spec) const {
+  std::string text(spec);
+  if (text.empty()) fail("empty revision; give a branch, tag or commit id");
+  git_object* raw = nullptr;
+  int result = git_revparse_single(&raw, repo_.get(), text.c_str());
+  GitObjectPtr object(raw);
+  if (result == GIT_ENOTFOUND) {
+    fail(
+        "unknown revision '{}' in {}; give a branch, tag or commit id that exists there "
+        "(git -C {} log --oneline)",
+        text, path_.string(), path_.string());
+  }
+  if (result == GIT_EAMBIGUOUS) {
+    fail("revision '{}' is ambiguous in {}; give more digits of the commit id", text,
+         path_.string());
+  }
+  check_git(result, fmt::format("cannot resolve revision '{}' in {}", text, path_.string()),
+            "give a branch, tag or commit id");
+  git_object* peeled_raw = nullptr;
+  result = git_object_peel(&peeled_raw, object.get(), GIT_OBJECT_COMMIT);
+  GitObjectPtr peeled(peeled_raw);
+  if (result < 0) {
+    fail("revision '{}' in {} is a {}, not a commit; give a commit, branch or tag", text,
+         path_.string(), git_object_type2string(git_object_type(object.get())));
+  }
+  return oid_hex(*git_object_id(peeled.get()));
+}
+
+GitCommitPtr Repository::lookup_commit(std::string_view id) const {
+  git_oid oid = parse_oid(id, "commit id");
+  git_commit* raw = nullptr;
+  int result = git_commit_lookup(&raw, repo_.get(), &oid);
+  GitCommitPtr commit(raw);
+  check_git(result, fmt::format("cannot read commit {} in {}", id, path_.string()),
+            "check that the repository is complete (git fsck)");
+  return commit;
+}
+
+CommitInfo Repository::commit_info(std::string_view spec) const {
+  GitCommitPtr commit = lookup_commit(resolve(spec));
+  CommitInfo info;
+  info.id = oid_hex(*git_commit_id(commit.get()));
+  info.tree_id = oid_hex(*git_commit_tree_id(commit.get()));
+  info.subject = commit_subject(commit.get());
+  const char* message = git_commit_message(commit.get());
+  info.message = message != nullptr ? message : "";
+  const git_signature* author = git_commit_author(commit.get());
+  info.author_name = author->name;
+  info.author_email = author->email;
+  info.author_time = author->when.time;
+  info.committer_time = git_commit_committer(commit.get())->when.time;
+  for (unsigned i = 0; i < git_commit_parentcount(commit.get()); ++i) {
+    info.parents.push_back(oid_hex(*git_commit_parent_id(commit.get(), i)));
+  }
+  return info;
+}
+
+}  // namespace kbisect

@@ -1,0 +1,82 @@
+#include "git/repository.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "git/test_repo.h"
+
+namespace kbisect {
+namespace {
+
+using testing::HasSubstr;
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+class RepositoryTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    repo_.write("a.txt", "one\n");
+    first_ = repo_.commit("first");
+    repo_.write("a.txt", "two\n");
+    second_ = repo_.commit("second\n\nbody text");
+    repo_.git({"tag", "-a", "-m", "annotated", "v1"});
+    repo_.write("b.txt", "three\n");
+    third_ = repo_.commit("third");
+  }
+
+  TestRepo repo_;
+  std::string first_, second_, third_;
+};
+
+TEST_F(RepositoryTest, ResolvesRefsPrefixesAndRelativeSpecs) {
+  Repository repo = Repository::open(repo_.dir());
+  EXPECT_EQ(repo.resolve("HEAD"), third_);
+  EXPECT_EQ(repo.resolve("main"), third_);
+  EXPECT_EQ(repo.resolve("HEAD~2"), first_);
+  EXPECT_EQ(repo.resolve("v1"), second_);  // annotated tag peeled to its commit
+  EXPECT_EQ(repo.resolve(second_.substr(0, 10)), second_);
+  EXPECT_EQ(repo.resolve(first_), first_);
+}
+
+TEST_F(RepositoryTest, UnknownAndNonCommitSpecsAreClearErrors) {
+  Repository repo = Repository::open(repo_.dir());
+  EXPECT_THAT(error_of([&] { repo.resolve("no-such-branch"); }),
+              HasSubstr("unknown revision 'no-such-branch'"));
+  EXPECT_THAT(error_of([&] { repo.resolve("HEAD~10"); }), HasSubstr("unknown revision"));
+  EXPECT_THAT(error_of([&] { repo.resolve(std::string(40, '0')); }), HasSubstr("unknown revision"));
+  EXPECT_THAT(error_of([&] { repo.resolve("HEAD^{tree}"); }), HasSubstr("is a tree, not a commit"));
+  EXPECT_THAT(error_of([&] { repo.resolve(""); }), HasSubstr("empty revision"));
+}
+
+TEST_F(RepositoryTest, CommitInfo) {
+  Repository repo = Repository::open(repo_.dir());
+  CommitInfo info = repo.commit_info("v1");
+  EXPECT_EQ(info.id, second_);
+  EXPECT_EQ(info.subject, "second");
+  EXPECT_EQ(info.message, "second\n\nbody text\n");
+  EXPECT_EQ(info.author_name, "Test Author");
+  EXPECT_EQ(info.author_email, "author@example.com");
+  EXPECT_EQ(info.author_time, 1700000120);
+  EXPECT_EQ(info.parents, std::vector<std::string>{first_});
+  EXPECT_EQ(info.tree_id, repo_.git({"rev-parse", second_ + "^{tree}"}));
+  EXPECT_TRUE(repo.commit_info(first_).parents.empty());
+}
+
+TEST(Repository, OpeningANonRepositoryIsAClearError) {
+  TempDir dir;
+  EXPECT_THAT(error_of([&] { Repository::open(dir.path()); }),
+              HasSubstr("cannot open git repository"));
+  EXPECT_THAT(error_of([&] { Repository::open(dir.path() / "missing"); }),
+              HasSubstr("set kernel.repo"));
+}
+
+}  // namespace
+}  // namespace kbisect
