@@ -49,10 +49,14 @@ void write_out(int fd, const std::string& path, uint64_t from, uint64_t to) {
 void lay_out(const std::string& path, uint64_t size, bool fill, bool use_fallocate) {
   uint64_t have = existing_size(path);
   if (have >= size) return;
-  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd)
+  // Like fio: a file that only gets written starts empty (the writes extend it, unless
+  // fallocate reserves it); a file that gets read is written out in full.
+  int flags = O_RDWR | O_CREAT | O_CLOEXEC | (fill ? 0 : O_TRUNC);
+  Fd fd(::open(path.c_str(), flags, 0644));
+  if (!fd) {
     run_fail("cannot create {}: {}; check the directory exists and is writable", path,
              std::strerror(errno));
+  }
   if (use_fallocate) {
     int err = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(size));
     if (err != 0 && err != EOPNOTSUPP && err != EINVAL) {
@@ -62,8 +66,6 @@ void lay_out(const std::string& path, uint64_t size, bool fill, bool use_falloca
   if (fill) {
     write_out(fd.get(), path, have, size);
     if (::fsync(fd.get()) != 0) run_fail("fsync of {} failed: {}", path, std::strerror(errno));
-  } else if (::ftruncate(fd.get(), static_cast<off_t>(size)) != 0) {
-    run_fail("cannot extend {} to {} bytes: {}", path, size, std::strerror(errno));
   }
 }
 
@@ -136,7 +138,10 @@ std::vector<OpenFile> open_job_files(const Job& job) {
     file.block_device = S_ISBLK(st.st_mode);
     uint64_t real = file.block_device ? block_device_size(file.fd.get(), path)
                                       : static_cast<uint64_t>(st.st_size);
-    file.size = job.file_size == 0 ? real : std::min(job.file_size, real);
+    // Writes may extend a regular file up to the job's size; a device has the size it has.
+    file.size = job.file_size == 0  ? real
+                : file.block_device ? std::min(job.file_size, real)
+                                    : job.file_size;
     if (file.size == 0) run_fail("job {}: {} is empty; give a size", job.name, path);
     if (job.invalidate) ::posix_fadvise(file.fd.get(), 0, 0, POSIX_FADV_DONTNEED);
     files.push_back(std::move(file));
