@@ -25,8 +25,8 @@ struct RunRequest {
 
 struct RunResult {
   Outcome outcome = Outcome::kInfraError;
-  std::string kdio_json;  // validated kdio JSON output, when outcome is kOk
-  std::string detail;     // one line: why it failed (panic message, timeout phase, ...)
+  std::string kdio_json;        // validated kdio JSON output, when outcome is kOk
+  std::string detail;           // one line: why it failed (panic message, timeout phase, ...)
   double boot_seconds = 0;      // VM start until guest init reported in
   double workload_seconds = 0;  // guest init report until results received
   std::string accel;            // "kvm" or "tcg" as actually used

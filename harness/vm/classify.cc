@@ -1,0 +1,128 @@
+#include "vm/classify.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <nlohmann/json.hpp>
+
+namespace kbisect {
+namespace {
+
+constexpr size_t kMaxDetail = 300;
+
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, kMaxDetail)) {
+    out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  }
+  return out;
+}
+
+// The guest's error frame: "stage=<stage> exit=<code>" on the first line, a log tail after.
+std::string describe_guest_error(const std::string& payload) {
+  size_t newline = payload.find('\n');
+  std::string head = printable(payload.substr(0, newline));
+  std::string log_line;
+  if (newline != std::string::npos) {
+    std::string_view rest = std::string_view(payload).substr(newline + 1);
+    // The last non-empty line of the log tail says most.
+    while (!rest.empty() && (rest.back() == '\n' || rest.back() == '\r')) rest.remove_suffix(1);
+    size_t last = rest.rfind('\n');
+    log_line = printable(last == std::string_view::npos ? rest : rest.substr(last + 1));
+  }
+  return log_line.empty() ? fmt::format("guest reported {}", head)
+                          : fmt::format("guest reported {}: {}", head, log_line);
+}
+
+}  // namespace
+
+ConsoleWatch::ConsoleWatch(ConsoleLimits limits) : frames_(limits) {}
+
+void ConsoleWatch::line(std::string_view text) {
+  frames_.feed_line(text);
+  if (kernel_failure_.empty()) {
+    if (auto failure = kernel_failure_line(text)) kernel_failure_ = std::move(*failure);
+  }
+  while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
+  if (!text.empty()) last_line_ = printable(text);
+}
+
+std::optional<std::string> kernel_failure_line(std::string_view line) {
+  static constexpr std::array kSigns = {
+      "Kernel panic - not syncing",
+      "VFS: Unable to mount root",
+      "No working init found",
+      "BUG: ",
+      "kernel BUG at",
+      "Oops: ",
+      "general protection fault",
+      "Unable to handle kernel",
+      "Kernel panic",
+  };
+  for (std::string_view sign : kSigns) {
+    size_t at = line.find(sign);
+    if (at == std::string_view::npos) continue;
+    // Keep the kernel's timestamp off and the message itself.
+    return printable(line.substr(at));
+  }
+  return std::nullopt;
+}
+
+std::string kdio_json_problem(std::string_view json) {
+  auto document = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) return "not valid JSON";
+  if (!document.is_object()) return "not a JSON object";
+  auto jobs = document.find("jobs");
+  if (jobs == document.end() || !jobs->is_array() || jobs->empty()) {
+    return "no non-empty \"jobs\" array";
+  }
+  for (const auto& job : *jobs) {
+    if (!job.is_object()) return "a job is not an object";
+    auto name = job.find("jobname");
+    if (name == job.end() || !name->is_string()) return "a job has no string \"jobname\"";
+  }
+  return "";
+}
+
+Classification classify(const ConsoleWatch& console, VmEnd end, std::string_view end_detail) {
+  const auto& frames = console.frames();
+  const bool init = console.init_reached();
+  if (end == VmEnd::kStartFailed) {
+    return {Outcome::kInfraError, fmt::format("VM did not start: {}", end_detail), ""};
+  }
+  if (const Frame* result = frames.frame("result")) {
+    std::string problem = kdio_json_problem(result->payload);
+    if (problem.empty()) return {Outcome::kOk, "", result->payload};
+    return {Outcome::kWorkloadFailed, fmt::format("kdio result rejected: {}", problem), ""};
+  }
+  if (const Frame* error = frames.frame("error")) {
+    return {Outcome::kWorkloadFailed, describe_guest_error(error->payload), ""};
+  }
+  if (!console.kernel_failure().empty()) {
+    return {Outcome::kBootFailed,
+            fmt::format("kernel failed {}: {}", init ? "during the workload" : "while booting",
+                        console.kernel_failure()),
+            ""};
+  }
+  if (end == VmEnd::kConsoleFlood) {
+    return {init ? Outcome::kWorkloadFailed : Outcome::kBootFailed,
+            fmt::format("console output over the cap ({}); the VM was stopped", end_detail), ""};
+  }
+  if (frames.rejection_count() > 0) {
+    return {Outcome::kInfraError,
+            fmt::format("the result frame was damaged in transit: {}", frames.rejections()[0]), ""};
+  }
+  const std::string last = console.last_line().empty()
+                               ? std::string("no console output at all")
+                               : fmt::format("last console line: {}", console.last_line());
+  if (end == VmEnd::kDeadline) {
+    if (!init)
+      return {Outcome::kBootFailed, fmt::format("no init within {}; {}", end_detail, last), ""};
+    return {Outcome::kTimeout, fmt::format("workload unfinished after {}; {}", end_detail, last),
+            ""};
+  }
+  if (!init) return {Outcome::kBootFailed, fmt::format("VM stopped before init; {}", last), ""};
+  return {Outcome::kWorkloadFailed, fmt::format("guest stopped without a result; {}", last), ""};
+}
+
+}  // namespace kbisect

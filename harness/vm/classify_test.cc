@@ -1,0 +1,140 @@
+#include "vm/classify.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "vm/sha256.h"
+
+namespace kbisect {
+namespace {
+
+// The console of a run, line by line through a watch, as the runners feed it.
+ConsoleWatch watch_text(std::string_view text) {
+  ConsoleWatch watch;
+  while (!text.empty()) {
+    size_t newline = text.find('\n');
+    watch.line(text.substr(0, newline));
+    if (newline == std::string_view::npos) break;
+    text.remove_prefix(newline + 1);
+  }
+  watch.finish();
+  return watch;
+}
+
+std::string frame(std::string_view kind, std::string_view payload, std::string_view base64) {
+  return fmt::format("KBISECT-BEGIN {} {} {}\nKBISECT-DATA {}\nKBISECT-END {}\n", kind,
+                     payload.size(), sha256_hex(payload), base64, kind);
+}
+
+const std::string kBoot =
+    "[    0.000000] Linux version 6.1.0\n[    0.52] Run /init as init process\n";
+
+TEST(Classify, ResultFrameOfTheRightShapeIsOk) {
+  // {"jobs":[{"jobname":"a"}]}
+  auto watch = watch_text(
+      kBoot + "KBISECT-PROGRESS init\n" +
+      frame("result", R"({"jobs":[{"jobname":"a"}]})", "eyJqb2JzIjpbeyJqb2JuYW1lIjoiYSJ9XX0="));
+  auto verdict = classify(watch, VmEnd::kExited, "");
+  EXPECT_EQ(verdict.outcome, Outcome::kOk) << verdict.detail;
+  EXPECT_EQ(verdict.kdio_json, R"({"jobs":[{"jobname":"a"}]})");
+}
+
+TEST(Classify, ResultOfTheWrongShapeIsWorkloadFailed) {
+  // {"jobs":[]}
+  auto watch =
+      watch_text("KBISECT-PROGRESS init\n" + frame("result", R"({"jobs":[]})", "eyJqb2JzIjpbXX0="));
+  auto verdict = classify(watch, VmEnd::kExited, "");
+  EXPECT_EQ(verdict.outcome, Outcome::kWorkloadFailed);
+  EXPECT_NE(verdict.detail.find("jobs"), std::string::npos);
+}
+
+TEST(Classify, JsonShape) {
+  EXPECT_EQ(kdio_json_problem(R"({"jobs":[{"jobname":"a","read":{}}]})"), "");
+  EXPECT_NE(kdio_json_problem("{"), "");
+  EXPECT_NE(kdio_json_problem("[]"), "");
+  EXPECT_NE(kdio_json_problem(R"({"jobs":{}})"), "");
+  EXPECT_NE(kdio_json_problem(R"({"jobs":[1]})"), "");
+  EXPECT_NE(kdio_json_problem(R"({"jobs":[{"jobname":3}]})"), "");
+}
+
+TEST(Classify, ErrorFrameIsWorkloadFailedWithTheGuestsWords) {
+  std::string payload = "stage=workload exit=1\nkdio: job.fio:3: unknown option 'bs2'\n";
+  // base64 of the payload above
+  auto watch = watch_text(
+      "KBISECT-PROGRESS init\n" +
+      frame("error", payload,
+            "c3RhZ2U9d29ya2xvYWQgZXhpdD0xCmtkaW86IGpvYi5maW86MzogdW5rbm93biBvcHRpb24gJ2JzMicK"));
+  auto verdict = classify(watch, VmEnd::kExited, "");
+  EXPECT_EQ(verdict.outcome, Outcome::kWorkloadFailed);
+  EXPECT_EQ(verdict.detail,
+            "guest reported stage=workload exit=1: kdio: job.fio:3: unknown option 'bs2'");
+}
+
+TEST(Classify, StartFailureIsInfraError) {
+  auto verdict =
+      classify(watch_text(""), VmEnd::kStartFailed, "QEMU exited with 1: could not open");
+  EXPECT_EQ(verdict.outcome, Outcome::kInfraError);
+  EXPECT_NE(verdict.detail.find("could not open"), std::string::npos);
+}
+
+TEST(Classify, DeadlineBeforeInitIsBootFailedAfterInitTimeout) {
+  auto before = classify(watch_text(kBoot), VmEnd::kDeadline, "120 s");
+  EXPECT_EQ(before.outcome, Outcome::kBootFailed);
+  EXPECT_NE(before.detail.find("no init within 120 s"), std::string::npos);
+  auto after =
+      classify(watch_text(kBoot + "KBISECT-PROGRESS init\nKBISECT-PROGRESS workload-started\n"),
+               VmEnd::kDeadline, "1800 s");
+  EXPECT_EQ(after.outcome, Outcome::kTimeout);
+  EXPECT_NE(after.detail.find("workload-started"), std::string::npos) << after.detail;
+}
+
+TEST(Classify, KernelFailuresAreRecognised) {
+  for (std::string_view line :
+       {"[    1.2] Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)",
+        "[   3.4] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+        "[   3.4] Oops: 0000 [#1] PREEMPT SMP NOPTI",
+        "[   2.0] general protection fault, probably for non-canonical address",
+        "[   2.0] kernel BUG at fs/ext4/inode.c:1234!"}) {
+    EXPECT_TRUE(kernel_failure_line(line)) << line;
+  }
+  for (std::string_view line : {"[    0.1] nvme nvme0: 2/0/0 default/read/poll queues",
+                                "KBISECT-DATA QlVHOiBub3RoaW5n", "EXT4-fs (nvme0n1): mounted"}) {
+    EXPECT_FALSE(kernel_failure_line(line)) << line;
+  }
+}
+
+TEST(Classify, ExitBeforeInitIsBootFailedAfterInitWorkloadFailed) {
+  EXPECT_EQ(classify(watch_text(kBoot), VmEnd::kExited, "").outcome, Outcome::kBootFailed);
+  auto after = classify(watch_text(kBoot + "KBISECT-PROGRESS init\n"), VmEnd::kExited, "");
+  EXPECT_EQ(after.outcome, Outcome::kWorkloadFailed);
+  EXPECT_NE(after.detail.find("without a result"), std::string::npos);
+}
+
+TEST(Classify, DamagedFrameIsInfraErrorSoTheRunnerRetries) {
+  std::string damaged =
+      frame("result", R"({"jobs":[{"jobname":"a"}]})", "eyJqb2JzIjpbeyJqb2JuYW1lIjoiYSJ9XX0=");
+  damaged[damaged.find("KBISECT-DATA ") + 15] = 'A';
+  auto verdict = classify(watch_text("KBISECT-PROGRESS init\n" + damaged), VmEnd::kExited, "");
+  EXPECT_EQ(verdict.outcome, Outcome::kInfraError);
+  EXPECT_NE(verdict.detail.find("checksum"), std::string::npos) << verdict.detail;
+}
+
+TEST(Classify, FloodIsAFailureOfThePhase) {
+  EXPECT_EQ(classify(watch_text(kBoot), VmEnd::kConsoleFlood, "16 MiB").outcome,
+            Outcome::kBootFailed);
+  EXPECT_EQ(classify(watch_text("KBISECT-PROGRESS init\n"), VmEnd::kConsoleFlood, "16 MiB").outcome,
+            Outcome::kWorkloadFailed);
+}
+
+TEST(Classify, DetailIsOneBoundedPrintableLine) {
+  std::string noisy = "x\x01\x7f" + std::string(5000, 'y');
+  auto verdict = classify(watch_text(noisy), VmEnd::kExited, "");
+  EXPECT_LT(verdict.detail.size(), 400u);
+  EXPECT_EQ(verdict.detail.find('\x01'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kbisect

@@ -1,0 +1,193 @@
+#include "vm/initramfs.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/process.h"
+#include "vm/cpio.h"
+#include "vm/sha256.h"
+
+namespace kbisect {
+namespace fs = std::filesystem;
+namespace {
+
+// Bump when the layout of the image changes in a way the inputs do not show.
+constexpr std::string_view kRecipeVersion = "kbisect-initramfs-1";
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot read {}: {}", path.string(), errno_text(errno));
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+void write_file_atomically(const fs::path& path, std::string_view contents) {
+  fs::create_directories(path.parent_path());
+  fs::path temporary = path;
+  temporary += fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    if (!out.flush()) fail("cannot write {}: {}", temporary.string(), errno_text(errno));
+  }
+  fs::rename(temporary, path);
+}
+
+// A host file and where it goes in the image.
+struct ImageFile {
+  std::string image_path;  // relative to the image root
+  fs::path host_path;
+  uint32_t mode;
+};
+
+// The shared libraries and the dynamic loader a tool needs, as `ldd` reports them.
+std::vector<ImageFile> shared_libraries(const fs::path& tool) {
+  std::string output = run_checked({"ldd", tool.string()});
+  std::vector<ImageFile> libraries;
+  static const std::regex kLibrary(R"(^\s*(\S+) => (/\S+) \(0x[0-9a-f]+\)\s*$)");
+  static const std::regex kLoader(R"(^\s*(/\S+) \(0x[0-9a-f]+\)\s*$)");
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_match(line, match, kLibrary)) {
+      libraries.push_back({"lib/kbisect/" + match[1].str(), match[2].str(), 0755});
+    } else if (std::regex_match(line, match, kLoader)) {
+      libraries.push_back({match[1].str().substr(1), match[1].str(), 0755});
+    } else if (line.find("not found") != std::string::npos) {
+      fail("{} needs a library that is missing on this host ({}); reinstall its package",
+           tool.string(), line);
+    }
+  }
+  return libraries;
+}
+
+std::vector<ImageFile> image_files(const GuestImageInputs& inputs) {
+  if (!fs::exists(inputs.kdio)) {
+    fail("kdio binary {} does not exist; build it first (cmake --build BUILD --target kdio)",
+         inputs.kdio.string());
+  }
+  std::vector<ImageFile> files = {
+      {"init", inputs.init, 0755},
+      {"bin/busybox", inputs.busybox, 0755},
+      {"bin/kdio", inputs.kdio, 0755},
+  };
+  for (const auto& tool : inputs.tools) {
+    if (!fs::exists(tool))
+      fail("{} is missing; install e2fsprogs and xfsprogs (make deps)", tool.string());
+    files.push_back({"sbin/" + tool.filename().string(), tool, 0755});
+    for (auto& library : shared_libraries(tool)) {
+      // Tools share libc and the loader: one copy each.
+      bool known = std::any_of(files.begin(), files.end(), [&](const ImageFile& file) {
+        return file.image_path == library.image_path;
+      });
+      if (!known) files.push_back(std::move(library));
+    }
+  }
+  if (fs::exists(inputs.mke2fs_conf))
+    files.push_back({"etc/mke2fs.conf", inputs.mke2fs_conf, 0644});
+  return files;
+}
+
+std::string single_quoted(std::string_view value) {
+  std::string quoted = "'";
+  for (char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+bool is_shell_name(std::string_view name) {
+  static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
+  return std::regex_match(name.begin(), name.end(), kName);
+}
+
+}  // namespace
+
+fs::path base_initramfs(const GuestImageInputs& inputs, const fs::path& cache_dir) {
+  std::vector<ImageFile> files = image_files(inputs);
+  // The recipe: every path in the image and the content of every file but kdio, whose own
+  // hash is the other half of the key.
+  std::string recipe(kRecipeVersion);
+  std::string kdio_hash;
+  for (const auto& file : files) {
+    std::string hash = sha256_file_hex(file.host_path);
+    if (file.image_path == "bin/kdio") {
+      kdio_hash = hash;
+      continue;
+    }
+    recipe += fmt::format("\n{} {:o} {}", file.image_path, file.mode, hash);
+  }
+  fs::path image = cache_dir / "initramfs" /
+                   fmt::format("initramfs-{}-{}.cpio", kdio_hash.substr(0, 16),
+                               sha256_hex(recipe).substr(0, 16));
+  if (fs::exists(image)) return image;
+
+  CpioWriter cpio;
+  for (const auto& file : files) cpio.file(file.image_path, read_file(file.host_path), file.mode);
+  write_file_atomically(image, cpio.finish());
+  return image;
+}
+
+GuestRun guest_run_for(const Scenario& scenario, const Variant* variant) {
+  GuestRun run;
+  run.filesystem = scenario.filesystem.kind;
+  run.mkfs_options = scenario.filesystem.mkfs_options;
+  run.mount_options = scenario.filesystem.mount_options;
+  run.vars = scenario.workload.vars;
+  run.job_files = scenario.workload.job_files;
+  if (variant != nullptr) {
+    for (const auto& [name, value] : variant->vars) run.vars[name] = value;
+    if (variant->mount_options) run.mount_options = *variant->mount_options;
+  }
+  return run;
+}
+
+std::string run_env(const GuestRun& run) {
+  std::string env = "# written by kbisect for one run; sourced by /init\n";
+  if (run.probe) return env + "KBISECT_PROBE=1\n";
+  const bool ext4 = run.filesystem == FilesystemKind::kExt4;
+  env += fmt::format("KBISECT_FS={}\n", ext4 ? "ext4" : "xfs");
+  env += fmt::format("KBISECT_DEVICE={}\n", single_quoted(run.device));
+  env += fmt::format("KBISECT_MOUNT_OPTIONS={}\n", single_quoted(run.mount_options));
+  env += "export KBISECT_DIR=/mnt/test KBISECT_DEVICE\n";
+  // Force over an old filesystem on a reused image; ext4 initialises its inode tables now
+  // rather than in a kernel thread that would run during the measurement.
+  std::string command =
+      ext4 ? "mkfs.ext4 -F -E lazy_itable_init=0,lazy_journal_init=0" : "mkfs.xfs -f";
+  for (const auto& option : run.mkfs_options) {
+    command += ' ';
+    command += single_quoted(option);
+  }
+  env += fmt::format("kbisect_mkfs() {{ {} \"$@\"; }}\n", command);
+  for (const auto& [name, value] : run.vars) {
+    if (!is_shell_name(name) || name.starts_with("KBISECT_")) {
+      fail("workload variable '{}' is not a valid name; use letters, digits and _ (not KBISECT_*)",
+           name);
+    }
+    env += fmt::format("export {}={}\n", name, single_quoted(value));
+  }
+  return env;
+}
+
+void write_run_initramfs(const fs::path& base, const GuestRun& run, const fs::path& output) {
+  CpioWriter cpio;
+  cpio.file("kbisect/run.env", run_env(run));
+  int index = 0;
+  for (const auto& job : run.job_files) {
+    cpio.file(fmt::format("kbisect/jobs/{:02d}-{}", ++index, job.filename().string()),
+              read_file(job));
+  }
+  if (!run.probe && index == 0)
+    fail("the workload has no job files; list them under workload.jobs");
+  // Two archives back to back: the kernel unpacks both, the second on top of the first.
+  std::string image = read_file(base);
+  image += cpio.finish();
+  write_file_atomically(output, image);
+}
+
+}  // namespace kbisect

@@ -1,0 +1,157 @@
+#include "vm/initramfs.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/process.h"
+#include "vm/cpio.h"
+
+namespace kbisect {
+namespace {
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/kbisect-initramfs-test-XXXXXX";
+    path_ = ::mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write(const fs::path& path, std::string_view text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// GNU cpio reads back what the writer made: the format is right, not just self-consistent.
+TEST(Cpio, GnuCpioExtractsTheArchive) {
+  TempDir dir;
+  CpioWriter cpio;
+  cpio.file("a/b/c.txt", "hello", 0640);
+  cpio.file("a/odd", std::string(5, '\0'), 0755);
+  cpio.symlink("a/link", "b/c.txt");
+  write(dir.path() / "image.cpio", cpio.finish());
+  fs::create_directory(dir.path() / "out");
+  ProcessOptions options;
+  options.working_directory = dir.path() / "out";
+  run_checked({"cpio", "-id", "--quiet", "-F", (dir.path() / "image.cpio").string()}, options);
+  EXPECT_EQ(slurp(dir.path() / "out/a/b/c.txt"), "hello");
+  EXPECT_EQ(slurp(dir.path() / "out/a/link"), "hello");
+  EXPECT_EQ(fs::file_size(dir.path() / "out/a/odd"), 5u);
+  EXPECT_EQ(fs::status(dir.path() / "out/a/odd").permissions() & fs::perms::owner_exec,
+            fs::perms::owner_exec);
+}
+
+TEST(Cpio, EqualInputsGiveEqualBytes) {
+  auto build = [] {
+    CpioWriter cpio;
+    cpio.file("x/y", "data");
+    return cpio.finish();
+  };
+  EXPECT_EQ(build(), build());
+}
+
+TEST(RunEnv, ValuesAreQuotedForTheShell) {
+  GuestRun run;
+  run.filesystem = FilesystemKind::kXfs;
+  run.mkfs_options = {"-L", "it's $(reboot)"};
+  run.mount_options = "noatime,logbsize=256k";
+  run.vars = {{"BS", "4k"}, {"EVIL", "'; reboot -f; '"}};
+  std::string env = run_env(run);
+  EXPECT_NE(env.find("KBISECT_FS=xfs\n"), std::string::npos);
+  EXPECT_NE(env.find("kbisect_mkfs() { mkfs.xfs -f '-L' 'it'\\''s $(reboot)' \"$@\"; }"),
+            std::string::npos);
+  EXPECT_NE(env.find("export EVIL=''\\''; reboot -f; '\\'''"), std::string::npos);
+
+  // The shell reads back exactly the values given.
+  TempDir dir;
+  write(dir.path() / "run.env",
+        env + "printf '%s|%s|%s' \"$EVIL\" \"$BS\" \"$KBISECT_MOUNT_OPTIONS\"\n");
+  EXPECT_EQ(run_checked({"sh", (dir.path() / "run.env").string()}),
+            "'; reboot -f; '|4k|noatime,logbsize=256k");
+}
+
+TEST(RunEnv, BadVariableNamesAreRejected) {
+  for (std::string name : {"A B", "1X", "X=Y", "KBISECT_DIR", ""}) {
+    GuestRun run;
+    run.vars = {{name, "v"}};
+    EXPECT_THROW(run_env(run), Error) << name;
+  }
+}
+
+TEST(RunEnv, VariantOverridesScenario) {
+  Scenario scenario;
+  scenario.filesystem.mount_options = "noatime";
+  scenario.workload.vars = {{"A", "1"}, {"B", "2"}};
+  Variant variant{"v", {{"B", "3"}}, "dioread_nolock"};
+  GuestRun run = guest_run_for(scenario, &variant);
+  EXPECT_EQ(run.vars.at("A"), "1");
+  EXPECT_EQ(run.vars.at("B"), "3");
+  EXPECT_EQ(run.mount_options, "dioread_nolock");
+  EXPECT_EQ(guest_run_for(scenario, nullptr).mount_options, "noatime");
+}
+
+TEST(Initramfs, BaseImageIsCachedAndHoldsToolsWithTheirLibraries) {
+  TempDir dir;
+  GuestImageInputs inputs;
+  inputs.kdio = dir.path() / "kdio";
+  write(inputs.kdio, "#!/bin/sh\nstand-in for kdio\n");
+  fs::path image = base_initramfs(inputs, dir.path());
+  auto first_write = fs::last_write_time(image);
+  EXPECT_EQ(base_initramfs(inputs, dir.path()), image);
+  EXPECT_EQ(fs::last_write_time(image), first_write);
+
+  std::string listing = run_checked({"cpio", "-t", "--quiet", "-F", image.string()});
+  for (std::string_view expected :
+       {"init\n", "bin/busybox\n", "bin/kdio\n", "sbin/mkfs.ext4\n", "sbin/mkfs.xfs\n",
+        "lib/kbisect/libc.so.6\n", "lib64/ld-linux-x86-64.so.2\n", "lib/kbisect/libinih.so.1\n"}) {
+    EXPECT_NE(listing.find(expected), std::string::npos) << expected;
+  }
+  // Another kdio is another image.
+  write(inputs.kdio, "#!/bin/sh\nanother stand-in\n");
+  EXPECT_NE(base_initramfs(inputs, dir.path()), image);
+}
+
+TEST(Initramfs, RunImageAppendsParametersAndJobs) {
+  TempDir dir;
+  write(dir.path() / "base.cpio", [] {
+    CpioWriter cpio;
+    cpio.file("init", "#!/bin/sh\n", 0755);
+    return cpio.finish();
+  }());
+  write(dir.path() / "randread.fio", "[randread]\nrw=randread\n");
+  GuestRun run;
+  run.job_files = {dir.path() / "randread.fio"};
+  write_run_initramfs(dir.path() / "base.cpio", run, dir.path() / "run.cpio");
+  fs::create_directory(dir.path() / "out");
+  ProcessOptions options;
+  options.working_directory = dir.path() / "out";
+  // GNU cpio stops at the first trailer; the kernel reads on. Skip the base to check the rest.
+  std::string both = slurp(dir.path() / "run.cpio");
+  write(dir.path() / "second.cpio", both.substr(fs::file_size(dir.path() / "base.cpio")));
+  run_checked({"cpio", "-id", "--quiet", "-F", (dir.path() / "second.cpio").string()}, options);
+  EXPECT_EQ(slurp(dir.path() / "out/kbisect/jobs/01-randread.fio"), "[randread]\nrw=randread\n");
+  EXPECT_NE(slurp(dir.path() / "out/kbisect/run.env").find("KBISECT_FS=ext4"), std::string::npos);
+
+  GuestRun no_jobs;
+  EXPECT_THROW(write_run_initramfs(dir.path() / "base.cpio", no_jobs, dir.path() / "x.cpio"),
+               Error);
+}
+
+}  // namespace
+}  // namespace kbisect

@@ -1,0 +1,348 @@
+#include "vm/libvirt_runner.h"
+
+#include <fcntl.h>
+#include <libvirt/virterror.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "common/error.h"
+#include "common/interrupt.h"
+#include "common/unique_fd.h"
+#include "vm/accel.h"
+
+namespace kbisect {
+namespace fs = std::filesystem;
+namespace {
+
+// libvirt delivers events only while someone runs its event loop: one thread for the
+// process, started before the first connection.
+void start_event_loop() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Errors reach the user through Error messages (libvirt_error()), not libvirt's own
+    // printing to stderr.
+    virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+    if (virEventRegisterDefaultImpl() < 0)
+      fail("cannot start libvirt's event loop: {}", libvirt_error());
+    std::thread([] {
+      for (;;) virEventRunDefaultImpl();
+    }).detach();
+  });
+}
+
+bool is_local_uri(const std::string& uri) {
+  size_t scheme_end = uri.find("://");
+  return scheme_end != std::string::npos && uri.compare(scheme_end + 3, 1, "/") == 0;
+}
+
+bool process_alive(int pid) {
+  return ::kill(pid, 0) == 0 || errno == EPERM;
+}
+
+// What the lifecycle callback tells the waiting run.
+struct StopSignal {
+  std::string domain_name;
+  std::atomic<bool> stopped{false};
+  UniqueFd read_end;
+  UniqueFd write_end;
+};
+
+int on_lifecycle(virConnectPtr, virDomainPtr domain, int event, int, void* opaque) {
+  auto& signal = *static_cast<std::shared_ptr<StopSignal>*>(opaque);
+  if (event != VIR_DOMAIN_EVENT_STOPPED || signal->domain_name != virDomainGetName(domain))
+    return 0;
+  signal->stopped = true;
+  const char byte = 1;
+  [[maybe_unused]] auto ignored = ::write(signal->write_end.get(), &byte, 1);
+  return 0;
+}
+
+// Reads what QEMU appended to the console file since the last call, in whole lines.
+class ConsoleFileReader {
+ public:
+  explicit ConsoleFileReader(fs::path path) : path_(std::move(path)) {}
+
+  // Returns false once the file is over `max_bytes`.
+  template <typename OnLine>
+  bool read_new(size_t max_bytes, OnLine&& on_line) {
+    if (!fd_) fd_.reset(::open(path_.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd_) return true;  // not created yet
+    char buffer[65536];
+    for (;;) {
+      ssize_t got = ::read(fd_.get(), buffer, sizeof buffer);
+      if (got <= 0) break;
+      offset_ += static_cast<size_t>(got);
+      if (offset_ > max_bytes) return false;
+      partial_.append(buffer, static_cast<size_t>(got));
+      size_t start = 0;
+      for (size_t end; (end = partial_.find('\n', start)) != std::string::npos; start = end + 1) {
+        on_line(std::string_view(partial_).substr(start, end - start));
+      }
+      partial_.erase(0, start);
+    }
+    return true;
+  }
+
+  template <typename OnLine>
+  void finish(OnLine&& on_line) {
+    if (!partial_.empty()) on_line(partial_);
+    partial_.clear();
+  }
+
+ private:
+  fs::path path_;
+  UniqueFd fd_;
+  size_t offset_ = 0;
+  std::string partial_;
+};
+
+std::string pci_address_xml(const std::string& pci) {
+  // 0000:01:00.0 -> domain bus slot function
+  return fmt::format("<address domain='0x{}' bus='0x{}' slot='0x{}' function='0x{}'/>",
+                     xml_escape(pci.substr(0, 4)), xml_escape(pci.substr(5, 2)),
+                     xml_escape(pci.substr(8, 2)), xml_escape(pci.substr(11, 1)));
+}
+
+std::string qemu_option_value(const fs::path& path) {
+  std::string text;
+  for (char c : path.string()) text += c == ',' ? std::string(",,") : std::string(1, c);
+  return text;
+}
+
+}  // namespace
+
+std::string libvirt_error() {
+  virErrorPtr error = virGetLastError();
+  return error != nullptr && error->message != nullptr ? error->message : "unknown libvirt error";
+}
+
+VirConnection open_libvirt(const std::string& uri) {
+  start_event_loop();
+  VirConnection connection(virConnectOpen(uri.c_str()));
+  if (!connection) {
+    fail(
+        "cannot connect to libvirt at {}: {}; is libvirtd running (scripts/services.sh start) "
+        "and may this user use it?",
+        uri, libvirt_error());
+  }
+  return connection;
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        escaped += "&amp;";
+        break;
+      case '<':
+        escaped += "&lt;";
+        break;
+      case '>':
+        escaped += "&gt;";
+        break;
+      case '\'':
+        escaped += "&apos;";
+        break;
+      case '"':
+        escaped += "&quot;";
+        break;
+      default:
+        escaped += c;
+    }
+  }
+  return escaped;
+}
+
+std::string domain_xml(const VmPlan& plan, const fs::path& console_log) {
+  const bool kvm = plan.accel == "kvm";
+  std::string xml = fmt::format(
+      "<domain type='{}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
+      "  <name>{}</name>\n"
+      "  <memory unit='MiB'>{}</memory>\n"
+      "  <vcpu placement='static'>{}</vcpu>\n",
+      kvm ? "kvm" : "qemu", xml_escape(plan.name), plan.memory_mib, plan.vcpus);
+  if (!plan.vcpu_pinning.empty()) {
+    xml += "  <cputune>\n";
+    for (size_t vcpu = 0; vcpu < plan.vcpu_pinning.size(); ++vcpu) {
+      xml += fmt::format("    <vcpupin vcpu='{}' cpuset='{}'/>\n", vcpu, plan.vcpu_pinning[vcpu]);
+    }
+    xml += "  </cputune>\n";
+  }
+  xml += fmt::format(
+      "  <os>\n"
+      "    <type arch='x86_64'>hvm</type>\n"
+      "    <kernel>{}</kernel>\n"
+      "    <initrd>{}</initrd>\n"
+      "    <cmdline>{}</cmdline>\n"
+      "  </os>\n"
+      "  <features><acpi/></features>\n"
+      "  <cpu mode='{}'/>\n"
+      "  <on_poweroff>destroy</on_poweroff>\n"
+      "  <on_reboot>destroy</on_reboot>\n"
+      "  <on_crash>destroy</on_crash>\n"
+      "  <devices>\n"
+      "    <serial type='file'>\n"
+      "      <source path='{}'/>\n"
+      "      <target port='0'/>\n"
+      "    </serial>\n"
+      "    <controller type='usb' model='none'/>\n"
+      "    <memballoon model='none'/>\n",
+      xml_escape(plan.kernel.string()), xml_escape(plan.initrd.string()), xml_escape(plan.cmdline),
+      kvm ? "host-passthrough" : "maximum", xml_escape(console_log.string()));
+  if (plan.device == DeviceKind::kNvmePassthrough) {
+    xml += fmt::format(
+        "    <hostdev mode='subsystem' type='pci' managed='yes'>\n"
+        "      <source>{}</source>\n"
+        "    </hostdev>\n",
+        pci_address_xml(plan.pci_address));
+  }
+  xml += "  </devices>\n";
+  if (plan.device == DeviceKind::kEmulatedNvme && !plan.disk_image.empty()) {
+    xml += fmt::format(
+        "  <qemu:commandline>\n"
+        "    <qemu:arg value='-drive'/>\n"
+        "    <qemu:arg value='{}'/>\n"
+        "    <qemu:arg value='-device'/>\n"
+        "    <qemu:arg value='nvme,serial=kbisect0,drive=nvm'/>\n"
+        "  </qemu:commandline>\n",
+        xml_escape(fmt::format("file={},if=none,id=nvm,format=raw,cache={}",
+                               qemu_option_value(plan.disk_image), plan.disk_cache)));
+  }
+  return xml + "</domain>\n";
+}
+
+int sweep_stale_domains(virConnectPtr connection) {
+  virDomainPtr* domains = nullptr;
+  int count = virConnectListAllDomains(connection, &domains, 0);
+  if (count < 0) fail("cannot list libvirt domains: {}", libvirt_error());
+  int destroyed = 0;
+  for (int i = 0; i < count; ++i) {
+    VirDomain domain(domains[i]);
+    int owner = vm_name_pid(virDomainGetName(domain.get()));
+    if (owner == 0 || process_alive(owner)) continue;
+    if (virDomainIsActive(domain.get()) == 1 && virDomainDestroy(domain.get()) == 0) ++destroyed;
+    if (virDomainIsPersistent(domain.get()) == 1) virDomainUndefine(domain.get());
+  }
+  ::free(domains);
+  return destroyed;
+}
+
+LibvirtBackend::LibvirtBackend(const RunnerContext& context, std::string uri)
+    : context_(context), uri_(std::move(uri)), connection_(open_libvirt(uri_)) {}
+
+std::string LibvirtBackend::choose_accel(Accel wanted, const fs::path& kernel) {
+  AccelHost host;
+  if (is_local_uri(uri_)) {
+    host = local_accel_host();
+  } else {
+    unsigned long version = 0;
+    virConnectGetVersion(connection_.get(), &version);
+    host.key = fmt::format("{}|hypervisor-version={}", uri_, version);
+  }
+  return resolve_accel(
+      wanted, host, context_.workdir / "accel-cache.json",
+      [&] {
+        fs::path dir = context_.workdir / "accel-probe";
+        fs::create_directories(dir);
+        VmSpec quick;
+        quick.boot_timeout_seconds = 20;
+        PhaseClock clock(quick);
+        ConsoleWatch watch;
+        boot(probe_plan(context_, kernel, "kvm", dir), dir / "console.log", clock, watch);
+        return watch.init_reached();
+      },
+      context_.events);
+}
+
+VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, PhaseClock& clock,
+                              ConsoleWatch& watch) {
+  if (plan.device == DeviceKind::kNvmePassthrough && is_local_uri(uri_)) {
+    check_passthrough(plan.pci_address, false);
+  }
+  auto shared_stop = std::make_shared<StopSignal>();
+  StopSignal& stop = *shared_stop;
+  stop.domain_name = plan.name;
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0) fail("pipe: {}", errno_text(errno));
+  stop.read_end.reset(pipe_fds[0]);
+  stop.write_end.reset(pipe_fds[1]);
+  // Registered before the domain exists, so a stop right after the start is not missed. The
+  // event thread may still be inside the callback after deregistering: libvirt owns a
+  // reference until it calls the free function.
+  auto* reference = new std::shared_ptr<StopSignal>(shared_stop);
+  int callback = virConnectDomainEventRegisterAny(
+      connection_.get(), nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+      VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), reference,
+      [](void* opaque) { delete static_cast<std::shared_ptr<StopSignal>*>(opaque); });
+  if (callback < 0) {
+    delete reference;
+    fail("cannot register for libvirt lifecycle events: {}", libvirt_error());
+  }
+  struct Deregister {
+    virConnectPtr connection;
+    int id;
+    ~Deregister() { virConnectDomainEventDeregisterAny(connection, id); }
+  } deregister{connection_.get(), callback};
+
+  fs::remove(console_log);
+  const char* type = virConnectGetType(connection_.get());
+  // AUTODESTROY: the domain dies with this connection, even if kbisect is killed -9.
+  // The test driver rejects the flag.
+  unsigned int flags =
+      type != nullptr && std::string_view(type) == "QEMU" ? VIR_DOMAIN_START_AUTODESTROY : 0;
+  std::string xml = domain_xml(plan, console_log);
+  VirDomain domain(virDomainCreateXML(connection_.get(), xml.c_str(), flags));
+  if (!domain) return {VmEnd::kStartFailed, fmt::format("libvirt: {}", libvirt_error())};
+
+  ConsoleFileReader reader(console_log);
+  VmEnding ending{VmEnd::kExited, ""};
+  auto on_line = [&](std::string_view line) {
+    watch.line(line);
+    if (watch.init_reached()) clock.init_reached();
+  };
+  int interrupt_signal = 0;
+  for (;;) {
+    pollfd fds[2] = {{stop.read_end.get(), POLLIN, 0}, {interrupt_fd(), POLLIN, 0}};
+    ::poll(fds, 2, 100);
+    if (!reader.read_new(context_.max_console_bytes, on_line)) {
+      ending = {VmEnd::kConsoleFlood, fmt::format("{} bytes", context_.max_console_bytes)};
+      break;
+    }
+    if ((interrupt_signal = pending_interrupt()) != 0) break;
+    // Events are the signal; the state check covers a connection that lost them.
+    if (stop.stopped || virDomainIsActive(domain.get()) != 1) break;
+    if (std::chrono::steady_clock::now() >= clock.deadline()) {
+      ending = {VmEnd::kDeadline, clock.phase_limit()};
+      break;
+    }
+  }
+  if (virDomainIsActive(domain.get()) == 1) virDomainDestroy(domain.get());
+  if (ending.end != VmEnd::kConsoleFlood) {
+    reader.read_new(context_.max_console_bytes, on_line);
+    reader.finish(on_line);
+  }
+  if (interrupt_signal != 0) throw Interrupted(interrupt_signal);
+  return ending;
+}
+
+LibvirtRunner::LibvirtRunner(RunnerContext context, std::string uri)
+    : context_(std::move(context)), backend_(context_, uri) {
+  if (!is_local_uri(uri)) return;
+  if (int destroyed = sweep_stale_domains(backend_.connection())) {
+    warn(context_.events,
+         fmt::format("destroyed {} kbisect domain(s) left by an earlier run", destroyed));
+  }
+}
+
+RunResult LibvirtRunner::run(const RunRequest& request) {
+  return run_vm(backend_, context_, request);
+}
+
+}  // namespace kbisect

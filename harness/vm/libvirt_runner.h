@@ -1,0 +1,64 @@
+// The libvirt runner: a transient domain through the libvirt C API on any URI
+// (qemu:///system, qemu:///session, qemu+ssh://host/system), completion by lifecycle events,
+// AUTODESTROY where the driver supports it, and a sweep of kbisect domains whose kbisect
+// process is gone.
+#pragma once
+
+#include <libvirt/libvirt.h>
+
+#include <filesystem>
+#include <string>
+
+#include "common/unique_handle.h"
+#include "vm/vm_run.h"
+
+namespace kbisect {
+
+using VirConnection = Unique<virConnect, virConnectClose>;
+using VirDomain = Unique<virDomain, virDomainFree>;
+
+// Opens `uri` with the event loop running (lifecycle events need it); throws Error with
+// libvirt's message and what to check.
+VirConnection open_libvirt(const std::string& uri);
+
+// libvirt's last error message, for Error texts.
+std::string libvirt_error();
+
+std::string xml_escape(std::string_view text);
+
+// The transient domain for a plan: direct kernel boot, serial console to `console_log`,
+// emulated NVMe through <qemu:commandline> (libvirt 9 has no NVMe disk bus), passthrough as
+// <hostdev managed='yes'>, vCPU pinning, ACPI, no balloon, every exit destroys it.
+std::string domain_xml(const VmPlan& plan, const std::filesystem::path& console_log);
+
+// Destroys the kbisect domains on `connection` whose kbisect process is gone (local URIs
+// only: a pid means nothing on another host); returns how many.
+int sweep_stale_domains(virConnectPtr connection);
+
+class LibvirtBackend : public VmBackend {
+ public:
+  LibvirtBackend(const RunnerContext& context, std::string uri);
+  std::string name() const override { return "libvirt"; }
+  std::string choose_accel(Accel wanted, const std::filesystem::path& kernel) override;
+  VmEnding boot(const VmPlan& plan, const std::filesystem::path& console_log, PhaseClock& clock,
+                ConsoleWatch& watch) override;
+  virConnectPtr connection() const { return connection_.get(); }
+
+ private:
+  const RunnerContext& context_;
+  std::string uri_;
+  VirConnection connection_;
+};
+
+class LibvirtRunner : public Runner {
+ public:
+  // Connects and sweeps leftovers of earlier crashed runs (local URIs).
+  LibvirtRunner(RunnerContext context, std::string uri);
+  RunResult run(const RunRequest& request) override;
+
+ private:
+  RunnerContext context_;
+  LibvirtBackend backend_;
+};
+
+}  // namespace kbisect

@@ -1,0 +1,107 @@
+#include "vm/libvirt_runner.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+VmPlan plan() {
+  VmPlan plan;
+  plan.name = "kbisect-1-1";
+  plan.kernel = "/boot/vmlinuz-test";
+  plan.initrd = "/tmp/initrd.cpio";
+  plan.cmdline = "console=ttyS0,115200 panic=-1";
+  plan.vcpus = 2;
+  plan.memory_mib = 512;
+  plan.disk_image = "/var/tmp/nvme.img";
+  return plan;
+}
+
+// libvirt itself validates the XML against its schema (VIR_DOMAIN_DEFINE_VALIDATE) in the
+// test driver, which needs no daemon. It drops <qemu:commandline>, so that part is checked
+// as text.
+void expect_valid(const std::string& xml) {
+  VirConnection connection = open_libvirt("test:///default");
+  VirDomain domain(
+      virDomainDefineXMLFlags(connection.get(), xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
+  ASSERT_TRUE(domain) << libvirt_error() << "\n" << xml;
+  EXPECT_EQ(virDomainUndefine(domain.get()), 0);
+}
+
+TEST(DomainXml, EmulatedNvmeIsValid) {
+  std::string xml = domain_xml(plan(), "/tmp/console.log");
+  expect_valid(xml);
+  EXPECT_NE(
+      xml.find("<qemu:arg value='file=/var/tmp/nvme.img,if=none,id=nvm,format=raw,cache=none'/>"),
+      std::string::npos);
+  EXPECT_NE(xml.find("<qemu:arg value='nvme,serial=kbisect0,drive=nvm'/>"), std::string::npos);
+  EXPECT_NE(xml.find("<features><acpi/></features>"), std::string::npos);
+  EXPECT_NE(xml.find("<memballoon model='none'/>"), std::string::npos);
+  EXPECT_NE(xml.find("<on_reboot>destroy</on_reboot>"), std::string::npos);
+  EXPECT_NE(xml.find("<source path='/tmp/console.log'/>"), std::string::npos);
+}
+
+TEST(DomainXml, PinningAndPassthroughAreValid) {
+  VmPlan passthrough = plan();
+  passthrough.accel = "kvm";
+  passthrough.vcpu_pinning = {1, 0};
+  passthrough.device = DeviceKind::kNvmePassthrough;
+  passthrough.pci_address = "0000:3b:00.1";
+  std::string xml = domain_xml(passthrough, "/tmp/console.log");
+  expect_valid(xml);
+  EXPECT_NE(xml.find("<vcpupin vcpu='1' cpuset='0'/>"), std::string::npos);
+  EXPECT_NE(xml.find("<address domain='0x0000' bus='0x3b' slot='0x00' function='0x1'/>"),
+            std::string::npos);
+  EXPECT_NE(xml.find("<hostdev mode='subsystem' type='pci' managed='yes'>"), std::string::npos);
+  EXPECT_EQ(xml.find("qemu:commandline"), std::string::npos);
+}
+
+TEST(DomainXml, EveryValueIsEscaped) {
+  VmPlan hostile = plan();
+  hostile.cmdline = "a='x' <b> & \"c\"";
+  hostile.kernel = "/tmp/it's<k>.img";
+  hostile.disk_image = "/tmp/a'b,c.img";
+  std::string xml = domain_xml(hostile, "/tmp/con'sole&.log");
+  expect_valid(xml);
+  EXPECT_NE(xml.find("<cmdline>a=&apos;x&apos; &lt;b&gt; &amp; &quot;c&quot;</cmdline>"),
+            std::string::npos);
+  EXPECT_NE(xml.find("file=/tmp/a&apos;b,,c.img"), std::string::npos);
+  EXPECT_EQ(xml_escape("<&>'\""), "&lt;&amp;&gt;&apos;&quot;");
+}
+
+TEST(Libvirt, BadUriIsAClearError) {
+  try {
+    open_libvirt("nosuchdriver:///x");
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("nosuchdriver:///x"), std::string::npos);
+  }
+}
+
+TEST(Libvirt, SweepDestroysDomainsOfDeadProcessesOnly) {
+  VirConnection connection = open_libvirt("test:///default");
+  pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  VmPlan stale = plan();
+  stale.name = fmt::format("kbisect-{}-1", dead);
+  VmPlan live = plan();
+  live.name = fmt::format("kbisect-{}-1", ::getpid());
+  for (const auto& each : {stale, live}) {
+    std::string xml = domain_xml(each, "/tmp/console.log");
+    VirDomain domain(virDomainCreateXML(connection.get(), xml.c_str(), 0));
+    ASSERT_TRUE(domain) << libvirt_error();
+  }
+  EXPECT_EQ(sweep_stale_domains(connection.get()), 1);
+  EXPECT_FALSE(VirDomain(virDomainLookupByName(connection.get(), stale.name.c_str())));
+  VirDomain kept(virDomainLookupByName(connection.get(), live.name.c_str()));
+  ASSERT_TRUE(kept);
+  virDomainDestroy(kept.get());
+}
+
+}  // namespace
+}  // namespace kbisect

@@ -1,0 +1,213 @@
+#include "vm/qemu_runner.h"
+
+#include <sched.h>
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/process.h"
+#include "vm/accel.h"
+
+namespace kbisect {
+namespace fs = std::filesystem;
+namespace {
+
+// QEMU's option parser splits on commas; a literal comma is written twice.
+std::string option_value(const fs::path& path) {
+  std::string text;
+  for (char c : path.string()) text += c == ',' ? std::string(",,") : std::string(1, c);
+  return text;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int read_pid(const fs::path& pidfile) {
+  try {
+    return std::stoi(read_text(pidfile));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+bool process_alive(int pid) {
+  return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
+
+// Pins each vCPU thread ("CPU <n>/TCG" or "CPU <n>/KVM" with debug-threads=on) to its host
+// CPU; returns how many it found.
+size_t pin_vcpus(int qemu_pid, const std::vector<int>& host_cpus) {
+  size_t pinned = 0;
+  std::error_code error;
+  for (const auto& task : fs::directory_iterator(fmt::format("/proc/{}/task", qemu_pid), error)) {
+    std::string comm = read_text(task.path() / "comm");
+    int vcpu = -1;
+    if (std::sscanf(comm.c_str(), "CPU %d/", &vcpu) != 1 || vcpu < 0 ||
+        vcpu >= static_cast<int>(host_cpus.size())) {
+      continue;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(host_cpus[vcpu], &set);
+    int tid = std::stoi(task.path().filename().string());
+    if (::sched_setaffinity(tid, sizeof set, &set) != 0) {
+      fail("cannot pin vCPU {} to host CPU {}: {}; check vm.pinning against nproc", vcpu,
+           host_cpus[vcpu], errno_text(errno));
+    }
+    ++pinned;
+  }
+  return pinned;
+}
+
+}  // namespace
+
+std::vector<std::string> qemu_argv(const VmPlan& plan, const fs::path& pidfile) {
+  std::vector<std::string> argv = {
+      "qemu-system-x86_64",
+      "-name",
+      plan.name + ",debug-threads=on",
+      "-accel",
+      plan.accel,
+      "-cpu",
+      plan.accel == "kvm" ? "host" : "max",
+      "-m",
+      std::to_string(plan.memory_mib),
+      "-smp",
+      std::to_string(plan.vcpus),
+      "-nodefaults",
+      "-no-user-config",
+      "-display",
+      "none",
+      "-serial",
+      "stdio",
+      "-monitor",
+      "none",
+      "-no-reboot",
+      "-pidfile",
+      pidfile.string(),
+      "-kernel",
+      plan.kernel.string(),
+      "-initrd",
+      plan.initrd.string(),
+      "-append",
+      plan.cmdline,
+  };
+  if (plan.device == DeviceKind::kEmulatedNvme && !plan.disk_image.empty()) {
+    argv.insert(argv.end(), {"-drive",
+                             fmt::format("file={},if=none,id=nvm,format=raw,cache={}",
+                                         option_value(plan.disk_image), plan.disk_cache),
+                             "-device", "nvme,serial=kbisect0,drive=nvm"});
+  } else if (plan.device == DeviceKind::kNvmePassthrough) {
+    argv.insert(argv.end(), {"-device", "vfio-pci,host=" + plan.pci_address});
+  }
+  return argv;
+}
+
+int sweep_stale_qemu(const fs::path& workdir) {
+  int killed = 0;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(workdir / "vms", error)) {
+    if (entry.path().extension() != ".pid") continue;
+    std::string name = entry.path().stem().string();
+    int owner = vm_name_pid(name);
+    if (owner == 0 || process_alive(owner)) continue;
+    int qemu = read_pid(entry.path());
+    // Only a process that is this VM's QEMU: its command line names the VM.
+    std::string cmdline = read_text(fmt::format("/proc/{}/cmdline", qemu));
+    if (qemu > 0 && cmdline.find(name + ",debug-threads=on") != std::string::npos &&
+        ::kill(qemu, SIGKILL) == 0) {
+      ++killed;
+    }
+    fs::remove(entry.path(), error);
+  }
+  return killed;
+}
+
+std::string QemuBackend::choose_accel(Accel wanted, const fs::path& kernel) {
+  return resolve_accel(
+      wanted, local_accel_host(), context_.workdir / "accel-cache.json",
+      [&] {
+        fs::path dir = context_.workdir / "accel-probe";
+        fs::create_directories(dir);
+        VmSpec quick;
+        quick.boot_timeout_seconds = 20;
+        PhaseClock clock(quick);
+        ConsoleWatch watch;
+        boot(probe_plan(context_, kernel, "kvm", dir), dir / "console.log", clock, watch);
+        return watch.init_reached();
+      },
+      context_.events);
+}
+
+VmEnding QemuBackend::boot(const VmPlan& plan, const fs::path& console_log, PhaseClock& clock,
+                           ConsoleWatch& watch) {
+  if (plan.device == DeviceKind::kNvmePassthrough) check_passthrough(plan.pci_address, true);
+  fs::path pidfile = context_.workdir / "vms" / (plan.name + ".pid");
+  fs::create_directories(pidfile.parent_path());
+  ConsoleLog log(console_log, context_.max_console_bytes);
+  bool pinned = plan.vcpu_pinning.empty();
+  // An error inside the output callback must not leave run_process before it kills QEMU:
+  // it ends the VM through the deadline and is thrown afterwards.
+  std::exception_ptr callback_error;
+
+  ProcessOptions options;
+  options.tail_bytes = 4096;
+  options.on_line = [&](std::string_view line) {
+    // QEMU has made its vCPU threads (and its pidfile) by the time the guest prints.
+    if (!pinned && !callback_error) {
+      try {
+        pinned = pin_vcpus(read_pid(pidfile), plan.vcpu_pinning) == plan.vcpu_pinning.size();
+      } catch (...) {
+        callback_error = std::current_exception();
+      }
+    }
+    log.line(line);
+    if (log.flooded()) return;
+    watch.line(line);
+    if (watch.init_reached()) clock.init_reached();
+  };
+  options.deadline = [&] {
+    return log.flooded() || callback_error ? std::chrono::steady_clock::now() : clock.deadline();
+  };
+  ProcessResult result;
+  try {
+    result = run_process(qemu_argv(plan, pidfile), options);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(pidfile, ignored);
+    throw;
+  }
+  std::error_code ignored;
+  fs::remove(pidfile, ignored);
+  if (callback_error) std::rethrow_exception(callback_error);
+
+  if (log.flooded())
+    return {VmEnd::kConsoleFlood, fmt::format("{} bytes", context_.max_console_bytes)};
+  if (result.timed_out) return {VmEnd::kDeadline, clock.phase_limit()};
+  if (result.exit_code != 0) {
+    std::string tail = result.output_tail;
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+    return {VmEnd::kStartFailed, fmt::format("QEMU exited with {}: {}", result.exit_code,
+                                             tail.substr(tail.rfind('\n') + 1))};
+  }
+  return {VmEnd::kExited, ""};
+}
+
+QemuRunner::QemuRunner(RunnerContext context) : context_(std::move(context)), backend_(context_) {
+  if (int killed = sweep_stale_qemu(context_.workdir)) {
+    warn(context_.events,
+         fmt::format("killed {} QEMU process(es) left by an earlier kbisect run", killed));
+  }
+}
+
+RunResult QemuRunner::run(const RunRequest& request) {
+  return run_vm(backend_, context_, request);
+}
+
+}  // namespace kbisect

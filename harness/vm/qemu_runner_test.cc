@@ -1,0 +1,116 @@
+#include "vm/qemu_runner.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/process.h"
+
+namespace kbisect {
+namespace {
+
+VmPlan emulated_plan() {
+  VmPlan plan;
+  plan.name = "kbisect-1-2";
+  plan.kernel = "/k/bzImage";
+  plan.initrd = "/k/initrd.cpio";
+  plan.cmdline = "console=ttyS0,115200 panic=-1";
+  plan.accel = "tcg";
+  plan.vcpus = 4;
+  plan.memory_mib = 2048;
+  plan.disk_image = "/data/a,b/nvme.img";
+  plan.disk_cache = "none";
+  return plan;
+}
+
+// The value after `option`, or "" when absent.
+std::string value_of(const std::vector<std::string>& argv, std::string_view option) {
+  auto it = std::find(argv.begin(), argv.end(), option);
+  return it == argv.end() || it + 1 == argv.end() ? "" : *(it + 1);
+}
+
+TEST(QemuArgv, DirectKernelBootWithEmulatedNvme) {
+  auto argv = qemu_argv(emulated_plan(), "/w/vms/kbisect-1-2.pid");
+  EXPECT_EQ(argv.front(), "qemu-system-x86_64");
+  EXPECT_EQ(value_of(argv, "-kernel"), "/k/bzImage");
+  EXPECT_EQ(value_of(argv, "-initrd"), "/k/initrd.cpio");
+  EXPECT_EQ(value_of(argv, "-append"), "console=ttyS0,115200 panic=-1");
+  EXPECT_EQ(value_of(argv, "-accel"), "tcg");
+  EXPECT_EQ(value_of(argv, "-m"), "2048");
+  EXPECT_EQ(value_of(argv, "-smp"), "4");
+  EXPECT_EQ(value_of(argv, "-serial"), "stdio");
+  EXPECT_EQ(value_of(argv, "-pidfile"), "/w/vms/kbisect-1-2.pid");
+  EXPECT_EQ(value_of(argv, "-name"), "kbisect-1-2,debug-threads=on");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-no-reboot"), argv.end());
+  // The comma in the path is doubled for QEMU's option parser.
+  EXPECT_EQ(value_of(argv, "-drive"),
+            "file=/data/a,,b/nvme.img,if=none,id=nvm,format=raw,cache=none");
+  EXPECT_EQ(value_of(argv, "-device"), "nvme,serial=kbisect0,drive=nvm");
+}
+
+TEST(QemuArgv, KvmUsesTheHostCpu) {
+  VmPlan plan = emulated_plan();
+  plan.accel = "kvm";
+  auto argv = qemu_argv(plan, "/p");
+  EXPECT_EQ(value_of(argv, "-accel"), "kvm");
+  EXPECT_EQ(value_of(argv, "-cpu"), "host");
+}
+
+TEST(QemuArgv, PassthroughUsesVfioAndNoDrive) {
+  VmPlan plan = emulated_plan();
+  plan.device = DeviceKind::kNvmePassthrough;
+  plan.pci_address = "0000:01:00.0";
+  auto argv = qemu_argv(plan, "/p");
+  EXPECT_EQ(value_of(argv, "-device"), "vfio-pci,host=0000:01:00.0");
+  EXPECT_EQ(value_of(argv, "-drive"), "");
+}
+
+TEST(QemuArgv, ProbeHasNoDevice) {
+  VmPlan plan = emulated_plan();
+  plan.disk_image.clear();
+  auto argv = qemu_argv(plan, "/p");
+  EXPECT_EQ(value_of(argv, "-drive"), "");
+  EXPECT_EQ(value_of(argv, "-device"), "");
+}
+
+// The argv is accepted by the real QEMU: it parses every option before it needs the kernel.
+TEST(QemuArgv, QemuAcceptsTheOptions) {
+  VmPlan plan = emulated_plan();
+  plan.kernel = "/nonexistent/bzImage";
+  plan.disk_image.clear();
+  auto argv = qemu_argv(plan, "/tmp/kbisect-argv-test.pid");
+  ProcessResult result = run_process(argv);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.output_tail.find("/nonexistent/bzImage"), std::string::npos)
+      << result.output_tail;
+}
+
+TEST(VmName, CarriesThePid) {
+  std::string name = next_vm_name();
+  EXPECT_EQ(vm_name_pid(name), ::getpid());
+  EXPECT_NE(next_vm_name(), name);
+  for (std::string_view other :
+       {"kbisect-", "kbisect-12", "kbisect-x-1", "other-1-2", "kbisect--1-2"}) {
+    EXPECT_EQ(vm_name_pid(other), 0) << other;
+  }
+  EXPECT_EQ(vm_name_pid("kbisect-123-7"), 123);
+}
+
+TEST(BackingFile, CreatedSparseWithItsSizeAndCacheModeChecked) {
+  DeviceSpec device;
+  char pattern[] = "/var/tmp/kbisect-backing-XXXXXX";
+  std::filesystem::path dir = ::mkdtemp(pattern);
+  device.image = dir / "sub/nvme.img";
+  device.size_bytes = 1ull << 30;
+  EXPECT_EQ(prepare_backing_file(device, nullptr), "none");  // ext4 here: O_DIRECT works
+  EXPECT_EQ(std::filesystem::file_size(device.image), 1ull << 30);
+  struct stat info {};
+  ::stat(device.image.c_str(), &info);
+  EXPECT_LT(info.st_blocks * 512, 1 << 20) << "the backing file must be sparse";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kbisect

@@ -1,0 +1,52 @@
+// One VM, fully decided: what both runners turn into a QEMU command line or a libvirt domain.
+// Built from the scenario by make_vm_plan, which also prepares the test device (sparse
+// backing file, cache mode) and checks a passthrough device before anything starts.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "config/scenario.h"
+
+namespace kbisect {
+
+class Events;
+
+struct VmPlan {
+  std::string name;  // kbisect-<pid>-<n>: the sweep of leftovers relies on this form
+  std::filesystem::path kernel;
+  std::filesystem::path initrd;
+  std::string cmdline;
+  std::string accel = "tcg";  // kvm | tcg
+  int vcpus = 2;
+  int memory_mib = 1024;
+  std::vector<int> vcpu_pinning;  // host CPU per vCPU; empty: none
+  DeviceKind device = DeviceKind::kEmulatedNvme;
+  std::filesystem::path disk_image;  // emulated NVMe backing file
+  std::string disk_cache = "none";   // none (O_DIRECT) or writethrough where O_DIRECT fails
+  std::string pci_address;           // passthrough
+};
+
+// "kbisect-<pid>-<n>", n counting up in this process.
+std::string next_vm_name();
+// The pid in a kbisect VM name, or 0 when the name is not one of ours.
+int vm_name_pid(std::string_view name);
+
+// The guest kernel command line: serial console, panic ends the VM, the scenario's extra.
+std::string guest_cmdline(const Scenario& scenario);
+
+// Creates the emulated NVMe backing file (sparse) at its size if missing or of another size,
+// and returns the cache mode it supports: "none" when O_DIRECT works on its filesystem,
+// else "writethrough" (with a warning).
+std::string prepare_backing_file(const DeviceSpec& device, Events* events);
+
+// Throws Error saying exactly what is wrong when `pci_address` cannot be passed through:
+// malformed address, no such device, no IOMMU groups, not an NVMe controller, bound to a
+// host driver other than vfio-pci (`need_vfio_bound`; libvirt's managed='yes' rebinds it
+// itself), or one of its namespaces mounted or held open on the host.
+// `root` is "/" but for tests (it holds sys/ and proc/mounts).
+void check_passthrough(const std::string& pci_address, bool need_vfio_bound,
+                       const std::filesystem::path& root = "/");
+
+}  // namespace kbisect

@@ -1,0 +1,150 @@
+#include "vm/vm_run.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/events.h"
+#include "common/interrupt.h"
+
+namespace kbisect {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+void warn(Events* events, const std::string& text) {
+  if (events != nullptr) {
+    events->note("warning", text);
+  } else {
+    fmt::print(stderr, "warning: {}\n", text);
+  }
+}
+
+PhaseClock::PhaseClock(const VmSpec& vm)
+    : start_(Clock::now()),
+      boot_limit_(vm.boot_timeout_seconds),
+      workload_limit_(vm.workload_timeout_seconds) {}
+
+void PhaseClock::init_reached() {
+  if (!init_time_) init_time_ = Clock::now();
+}
+
+Clock::time_point PhaseClock::deadline() const {
+  return init_time_ ? *init_time_ + workload_limit_ : start_ + boot_limit_;
+}
+
+double PhaseClock::boot_seconds() const {
+  return std::chrono::duration<double>(init_time_.value_or(Clock::now()) - start_).count();
+}
+
+double PhaseClock::workload_seconds() const {
+  if (!init_time_) return 0;
+  return std::chrono::duration<double>(Clock::now() - *init_time_).count();
+}
+
+std::string PhaseClock::phase_limit() const {
+  return fmt::format("{} s", (init_time_ ? workload_limit_ : boot_limit_).count());
+}
+
+ConsoleLog::ConsoleLog(const fs::path& path, size_t max_bytes)
+    : out_(path, std::ios::binary | std::ios::trunc), max_bytes_(max_bytes) {
+  if (!out_) fail("cannot write the console log {}: {}", path.string(), errno_text(errno));
+}
+
+void ConsoleLog::line(std::string_view text) {
+  if (flooded_) return;
+  if (written_ + text.size() + 1 > max_bytes_) {
+    flooded_ = true;
+    out_ << "\n[kbisect: console output over " << max_bytes_ << " bytes; the VM was stopped]\n";
+    out_.flush();
+    return;
+  }
+  out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out_ << '\n';
+  written_ += text.size() + 1;
+}
+
+namespace {
+
+VmPlan plan_for(const RunnerContext& context, const RunRequest& request, const std::string& accel,
+                const fs::path& initrd, Events* events) {
+  const Scenario& scenario = *request.scenario;
+  VmPlan plan;
+  plan.name = next_vm_name();
+  plan.kernel = fs::absolute(request.kernel_image);
+  plan.initrd = fs::absolute(initrd);
+  plan.cmdline = guest_cmdline(scenario);
+  plan.accel = accel;
+  plan.vcpus = scenario.vm.vcpus;
+  plan.memory_mib = scenario.vm.memory_mib;
+  plan.vcpu_pinning = scenario.vm.vcpu_pinning;
+  if (!plan.vcpu_pinning.empty() && static_cast<int>(plan.vcpu_pinning.size()) != plan.vcpus) {
+    fail("vm.pinning lists {} host CPUs for {} vCPUs; give one host CPU per vCPU",
+         plan.vcpu_pinning.size(), plan.vcpus);
+  }
+  plan.device = scenario.device.kind;
+  if (plan.device == DeviceKind::kEmulatedNvme) {
+    DeviceSpec device = scenario.device;
+    if (device.image.empty()) device.image = context.workdir / "nvme.img";
+    plan.disk_cache = prepare_backing_file(device, events);
+    plan.disk_image = fs::absolute(device.image);
+  } else {
+    plan.pci_address = scenario.device.pci_address;
+  }
+  return plan;
+}
+
+}  // namespace
+
+VmPlan probe_plan(const RunnerContext& context, const fs::path& kernel, const std::string& accel,
+                  const fs::path& dir) {
+  GuestRun probe;
+  probe.probe = true;
+  fs::path initrd = dir / "probe-initramfs.cpio";
+  write_run_initramfs(base_initramfs(context.image, context.workdir), probe, initrd);
+  VmPlan plan;
+  plan.name = next_vm_name();
+  plan.kernel = fs::absolute(kernel);
+  plan.initrd = fs::absolute(initrd);
+  plan.cmdline = "console=ttyS0,115200 panic=-1 oops=panic rdinit=/init";
+  plan.accel = accel;
+  plan.vcpus = 1;
+  plan.memory_mib = 256;
+  return plan;
+}
+
+RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request) {
+  if (request.scenario == nullptr) fail("internal error: run request without a scenario");
+  const Scenario& scenario = *request.scenario;
+  fs::path log_dir = request.log_dir.empty() ? context.workdir / "runs" : request.log_dir;
+  fs::create_directories(log_dir);
+
+  const std::string accel = backend.choose_accel(scenario.vm.accel, request.kernel_image);
+  fs::path initrd = log_dir / "initramfs.cpio";
+  write_run_initramfs(base_initramfs(context.image, context.workdir),
+                      guest_run_for(scenario, request.variant), initrd);
+
+  RunResult result;
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    VmPlan plan = plan_for(context, request, accel, initrd, context.events);
+    result.console_log = log_dir / fmt::format("console-{}.log", attempt);
+    PhaseClock clock(scenario.vm);
+    ConsoleWatch watch;
+    VmEnding ending = backend.boot(plan, result.console_log, clock, watch);
+    watch.finish();
+    Classification verdict = classify(watch, ending.end, ending.detail);
+    result.outcome = verdict.outcome;
+    result.detail = verdict.detail;
+    result.kdio_json = std::move(verdict.kdio_json);
+    result.boot_seconds = clock.boot_seconds();
+    result.workload_seconds = clock.workload_seconds();
+    result.accel = accel;
+    if (result.outcome != Outcome::kInfraError || attempt == 2) break;
+    warn(context.events, fmt::format("{} run of {} failed ({}); retrying once", backend.name(),
+                                     plan.name, result.detail));
+  }
+  // The per-run image is only a copy of cached parts.
+  std::error_code ignored;
+  fs::remove(initrd, ignored);
+  return result;
+}
+
+}  // namespace kbisect

@@ -1,0 +1,88 @@
+// What the qemu and libvirt runners share: turning a RunRequest into a VmPlan (guest image,
+// test device, accel), the phase deadlines, the bounded console log, classification, and one
+// retry of an infrastructure error. A backend only starts one VM and reports its console.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "vm/classify.h"
+#include "vm/initramfs.h"
+#include "vm/runner.h"
+#include "vm/vm_plan.h"
+
+namespace kbisect {
+
+class Events;
+
+struct RunnerContext {
+  std::filesystem::path workdir;  // pidfiles, initramfs and accel caches live here
+  GuestImageInputs image;         // image.kdio: the static kdio binary
+  Events* events = nullptr;       // warnings; nullptr: stderr
+  size_t max_console_bytes = 16u << 20;
+};
+
+void warn(Events* events, const std::string& text);
+
+// The boot deadline until the guest init reports in, then the workload deadline.
+class PhaseClock {
+ public:
+  PhaseClock(const VmSpec& vm);
+  void init_reached();
+  bool in_workload() const { return init_time_.has_value(); }
+  std::chrono::steady_clock::time_point deadline() const;
+  double boot_seconds() const;
+  double workload_seconds() const;
+  // "120 s" of the phase that is running: for the timeout message.
+  std::string phase_limit() const;
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::optional<std::chrono::steady_clock::time_point> init_time_;
+  std::chrono::seconds boot_limit_;
+  std::chrono::seconds workload_limit_;
+};
+
+// The console log on disk, capped: past the cap nothing more is written and flooded() is set.
+class ConsoleLog {
+ public:
+  ConsoleLog(const std::filesystem::path& path, size_t max_bytes);
+  void line(std::string_view text);
+  bool flooded() const { return flooded_; }
+
+ private:
+  std::ofstream out_;
+  size_t written_ = 0;
+  size_t max_bytes_;
+  bool flooded_ = false;
+};
+
+struct VmEnding {
+  VmEnd end = VmEnd::kExited;
+  std::string detail;
+};
+
+// One VM of a run; an implementation boots it, feeds every console line to `watch` (and
+// calls clock.init_reached() once watch.init_reached()), enforces clock.deadline() and the
+// console cap, and leaves nothing running when it returns or throws.
+class VmBackend {
+ public:
+  virtual ~VmBackend() = default;
+  virtual std::string name() const = 0;  // "qemu" or "libvirt"
+  // The accel for `wanted` on the host this backend runs VMs on (probing kvm if needed).
+  virtual std::string choose_accel(Accel wanted, const std::filesystem::path& kernel) = 0;
+  virtual VmEnding boot(const VmPlan& plan, const std::filesystem::path& console_log,
+                        PhaseClock& clock, ConsoleWatch& watch) = 0;
+};
+
+// A whole run through a backend: plan, boot, classify, retry an infra-error once.
+RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
+
+// The plan for booting `kernel` with the probe image (init reports in, then stops).
+VmPlan probe_plan(const RunnerContext& context, const std::filesystem::path& kernel,
+                  const std::string& accel, const std::filesystem::path& dir);
+
+}  // namespace kbisect
