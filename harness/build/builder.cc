@@ -25,10 +25,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Fixed so that identical sources give byte-identical images. The timestamp must be a date
-// that `date -d` parses: usr/gen_initramfs.sh uses it for the initramfs mtimes.
+// that `date -d` parses: usr/gen_initramfs.sh uses it for the initramfs mtimes. An empty
+// LOCALVERSION keeps scripts/setlocalversion from appending "+" when the tree is a git
+// checkout (guest.config turns LOCALVERSION_AUTO off for the same reason).
 const std::vector<std::string> kReproducibleVariables = {
     "KBUILD_BUILD_TIMESTAMP=1970-01-01 00:00:00 UTC", "KBUILD_BUILD_USER=kbisect",
-    "KBUILD_BUILD_HOST=kbisect", "KBUILD_BUILD_VERSION=1"};
+    "KBUILD_BUILD_HOST=kbisect", "KBUILD_BUILD_VERSION=1", "LOCALVERSION="};
 constexpr const char* kImage = "arch/x86/boot/bzImage";
 constexpr const char* kCompileCountFile = ".kbisect-compile-count";
 
