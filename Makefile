@@ -39,6 +39,17 @@ test-asan: deps
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest $(CTEST_FLAGS) -j $(JOBS) -L unit
 
+# libFuzzer run of the kdio job parser (needs clang): 60 s, starting from the seed job files.
+FUZZ_CORPUS = build-fuzz/corpus
+fuzz: deps
+	@cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DKBISECT_FUZZ=ON \
+		-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+	cmake --build build-fuzz --target jobfile_fuzz -j $(JOBS)
+	mkdir -p $(FUZZ_CORPUS)
+	cp workloads/jobs/*.fio $(FUZZ_CORPUS)/
+	build-fuzz/workloads/kdio/fuzz/jobfile_fuzz -max_total_time=60 \
+		-dict=workloads/kdio/fuzz/jobfile.dict $(FUZZ_CORPUS)
+
 FORMAT_FILES = $(shell git ls-files '*.cc' '*.h')
 
 format:

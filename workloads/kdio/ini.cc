@@ -95,7 +95,7 @@ class Reader {
   }
 
   static bool is_include(std::string_view line) {
-    return line.starts_with("include") && line.size() > 7 && is_blank(line[7]);
+    return line == "include" || (line.starts_with("include") && is_blank(line[7]));
   }
 
   void include(const std::string& including_file, std::string_view name, const std::string& where,

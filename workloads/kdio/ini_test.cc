@@ -1,5 +1,6 @@
 #include "kdio/ini.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "kdio/value.h"
@@ -141,6 +142,15 @@ TEST_F(IncludeTest, Errors) {
   EXPECT_EQ(error_of("include a.fio\n", "top.fio"),
             "top.fio:1: option 'include a.fio' is outside of a [section]; put it under [global] "
             "or a [job] section");
+}
+
+TEST_F(IncludeTest, NameAndDepth) {
+  EXPECT_EQ(error_of("[j]\ninclude ; nothing\n", "top.fio"),
+            "top.fio:2: include needs a file name");
+  const auto name = [](int i) { return fmt::format("d{}.fio", i); };
+  for (int i = 0; i < 20; ++i) files_[name(i)] = fmt::format("include {}\n", name(i + 1));
+  EXPECT_EQ(error_of("[j]\ninclude d0.fio\n", "top.fio"),
+            "d14.fio:1: includes nested deeper than 16");
 }
 
 TEST_F(IncludeTest, SelfIncludeIsALoop) {

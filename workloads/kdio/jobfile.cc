@@ -17,6 +17,8 @@ namespace kdio {
 namespace {
 
 constexpr uint64_t kSectorSize = 512;
+constexpr size_t kMaxJobs = 4096;    // fio's limit on jobs, clones included
+constexpr size_t kMaxFiles = 65536;  // paths over all jobs, so a typo cannot exhaust memory
 constexpr std::string_view kCommandLine = "<command line>";
 
 [[noreturn]] void fail_at(const std::string& where, const std::string& message) {
@@ -62,12 +64,21 @@ class Builder {
       ++group_id_;
       jobs_in_group_ = 0;
     }
+    if (out_.jobs.size() + static_cast<size_t>(state.numjobs) > kMaxJobs) {
+      fail_at(where_of(state, "numjobs", where),
+              fmt::format("more than {} jobs in all (fio's limit too)", kMaxJobs));
+    }
     for (int clone = 0; clone < state.numjobs; ++clone) {
       Job copy = job;
       copy.clone_index = clone;
       copy.group_id = group_id_;
       copy.stonewall = clone == 0 && job.stonewall;  // fio clears it on clones
       copy.files = files_for(state, base_name, clone);
+      files_ += copy.files.size();
+      if (files_ > kMaxFiles) {
+        fail_at(where_of(state, "nrfiles", where),
+                fmt::format("more than {} files in all; use fewer jobs or files", kMaxFiles));
+      }
       out_.jobs.push_back(std::move(copy));
       ++jobs_in_group_;
     }
@@ -240,6 +251,7 @@ class Builder {
   JobFile out_;
   int group_id_ = 0;
   int jobs_in_group_ = 0;
+  size_t files_ = 0;
 };
 
 std::string strip_dashes(std::string_view arg) {

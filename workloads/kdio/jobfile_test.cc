@@ -209,6 +209,13 @@ TEST(JobFile, CombinationErrorsNameTheLine) {
             "--name=)");
 }
 
+TEST(JobFile, LimitsOnJobsAndFiles) {
+  EXPECT_EQ(error_of("[global]\nsize=1m\n[a]\nnumjobs=4000\n[b]\nnumjobs=97\n"),
+            "t.fio:6: more than 4096 jobs in all (fio's limit too)");
+  EXPECT_EQ(error_of("[global]\nsize=64m\nnrfiles=4096\n[a]\nnumjobs=17\n"),
+            "t.fio:3: more than 65536 files in all; use fewer jobs or files");
+}
+
 TEST(JobFile, IoUringOptions) {
   const Job job =
       parse("[j]\nsize=1m\nioengine=io_uring\nhipri\nfixedbufs\nregisterfiles\nsqthread_poll=1\n")

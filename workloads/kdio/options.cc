@@ -13,6 +13,8 @@ namespace kdio {
 namespace {
 
 constexpr int64_t kMaxDepth = 65536;
+constexpr int64_t kMaxJobs = 4096;  // fio's own limit on jobs
+constexpr int64_t kMaxFilesPerJob = 4096;
 constexpr int64_t kIntMax = std::numeric_limits<int>::max();
 
 using ApplyFn = void (*)(JobState&, std::string_view);
@@ -264,10 +266,10 @@ constexpr OptionSpec kOptions[] = {
   {"filename", "", false, set_filename},
   {"directory", "", false, set_directory},
   {"nrfiles", "nr_files", false, [](JobState& s, std::string_view v) {
-     s.nrfiles = to_int(v, 1, kIntMax);
+     s.nrfiles = to_int(v, 1, kMaxFilesPerJob);
    }},
   {"numjobs", "", false, [](JobState& s, std::string_view v) {
-     s.numjobs = to_int(v, 1, kIntMax);
+     s.numjobs = to_int(v, 1, kMaxJobs);
    }},
   {"thread", "", true, [](JobState& s, std::string_view v) { s.job.use_threads = flag(v); }},
   {"group_reporting", "", true, [](JobState& s, std::string_view v) {
@@ -610,6 +612,10 @@ std::vector<std::string> supported_option_names() {
     if (!spec.alias.empty()) names.emplace_back(spec.alias);
   }
   return names;
+}
+
+std::vector<std::string> unsupported_fio_option_names() {
+  return {std::begin(kUnsupportedFioOptions), std::end(kUnsupportedFioOptions)};
 }
 
 std::optional<std::string> closest_match(const std::string& name,

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "kdio/jobfile.h"
 #include "kdio/value.h"
 
 namespace kdio {
@@ -263,6 +266,26 @@ TEST(ApplyOption, IoUringFlags) {
   EXPECT_TRUE(state.job.sqthread_poll);
 }
 
+TEST(ApplyOption, MoreValueErrors) {
+  EXPECT_EQ(error_of("name", ""), "t.fio:1: option 'name': name must not be empty");
+  EXPECT_EQ(error_of("fallocate", "yes"),
+            "t.fio:1: option 'fallocate': unknown fallocate 'yes'; "
+            "use none, native, posix, 0 or 1");
+  EXPECT_EQ(error_of("cgroup_io_max", " "),
+            "t.fio:1: option 'cgroup_io_max': cgroup_io_max needs "
+            "at least one KEY=VALUE limit");
+  EXPECT_EQ(error_of("rate_iops", "1k"),
+            "t.fio:1: option 'rate_iops': '1k' is not a "
+            "non-negative whole number");
+  EXPECT_EQ(error_of("directory", ""), "t.fio:1: option 'directory': directory needs a path");
+  EXPECT_EQ(error_of("numjobs", "4097"),
+            "t.fio:1: option 'numjobs': 4097 is out of range; "
+            "allowed 1..4096");
+  EXPECT_EQ(error_of("nrfiles", "0"),
+            "t.fio:1: option 'nrfiles': 0 is out of range; allowed "
+            "1..4096");
+}
+
 TEST(ApplyOption, UnknownAndUnsupported) {
   EXPECT_EQ(error_of("iodeth", "4"), "t.fio:1: unknown option 'iodeth'; did you mean 'iodepth'?");
   EXPECT_EQ(error_of("rwmixred", "4"),
@@ -283,6 +306,23 @@ TEST(ApplyOption, GivenOptionsKeepTheSpellingAndWhere) {
   EXPECT_EQ(state.job.given_options.at("blocksize"), "4k");
   EXPECT_EQ(state.job.given_options.at("thread"), "");
   EXPECT_EQ(state.where.at("bs"), "t.fio:1");
+}
+
+TEST(OptionsDoc, NamesEverySupportedAndUnsupportedOption) {
+  const std::string doc = read_file_from_disk(KBISECT_SOURCE_DIR "/workloads/kdio/OPTIONS.md");
+  for (const std::string& name : supported_option_names()) {
+    EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name;
+  }
+  for (const std::string& name : unsupported_fio_option_names()) {
+    EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name;
+  }
+}
+
+TEST(OptionsDoc, SupportedAndUnsupportedDoNotOverlap) {
+  const std::vector<std::string> supported = supported_option_names();
+  for (const std::string& name : unsupported_fio_option_names()) {
+    EXPECT_EQ(std::find(supported.begin(), supported.end(), name), supported.end()) << name;
+  }
 }
 
 TEST(ClosestMatch, OnlyNearMisses) {
