@@ -105,10 +105,9 @@ int run(int argc, char** argv) {
                          ? render_normal(report)
                          : render_json(report, args.format == OutputFormat::kJsonPlus));
   int status = 0;
-  for (size_t i = 0; i < outcome.results.size(); ++i) {
-    const JobResult& r = outcome.results[i];
+  for (const JobResult& r : outcome.results) {
     if (r.error != 0) {
-      std::cerr << "kdio: job " << job_file.jobs[i].name << ": " << r.error_message << "\n";
+      std::cerr << "kdio: " << r.error_message << "\n";
       status = 1;
     }
   }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <new>
 #include <thread>
 
@@ -74,10 +75,12 @@ void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemo
     while (shared.ready.load() < wave_size && !g_stop.load()) ::usleep(200);
   };
   std::vector<pid_t> children;
+  std::vector<size_t> child_jobs;  // the job index of each child
   std::vector<std::string> created_groups;
   for (size_t i = first; i < end; ++i) {
     const Job& job = jobs[i];
     std::string group = job_cgroup(job, auto_cgroup_name(i));
+    // A cgroup holds processes, so a job with one gets a process even with `thread`.
     if (job.use_threads && group.empty()) continue;
     if (!group.empty() && job.cgroup.empty()) created_groups.push_back(group);
     pid_t parent = ::getpid();
@@ -90,7 +93,8 @@ void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemo
       try {
         if (!group.empty()) enter_job_cgroup(job, group);
       } catch (const std::exception& e) {
-        result.set_error(EPERM, e.what());
+        std::string what = fmt::format("job {}: {}", job.name, e.what());
+        result.set_error(EPERM, what.c_str());
         wait_for_start();
         ::_exit(1);
       }
@@ -98,6 +102,7 @@ void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemo
       ::_exit(0);
     }
     children.push_back(pid);
+    child_jobs.push_back(i);
   }
   std::vector<std::thread> threads;
   for (size_t i = first; i < end; ++i) {
@@ -114,9 +119,16 @@ void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemo
     for (pid_t child : children) ::kill(child, SIGTERM);
     forwarded = true;
   };
-  for (pid_t pid : children) {
+  for (size_t c = 0; c < children.size(); ++c) {
     forward_stop();
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) forward_stop();
+    int status = 0;
+    while (::waitpid(children[c], &status, 0) < 0 && errno == EINTR) forward_stop();
+    JobResult& result = memory.results()[child_jobs[c]];
+    if (WIFSIGNALED(status) && result.error == 0 && !result.finished) {
+      std::string what = fmt::format("the worker process died from signal {} ({})",
+                                     WTERMSIG(status), strsignal(WTERMSIG(status)));
+      result.set_error(EINTR, what.c_str());
+    }
   }
   for (std::thread& t : threads) t.join();
   for (const std::string& group : created_groups) remove_cgroup(group);

@@ -266,6 +266,13 @@ void Worker::check_result(const IoUnit& unit) const {
         "block size; use a bs that is a multiple of 4096 (or of the device's sector size)",
         job_.name, what, unit.len, unit.offset, path);
   }
+  if (unit.result == -EOPNOTSUPP && job_.hipri) {
+    run_fail(
+        "job {}: polled I/O (hipri=1) is not supported for {}: the device needs poll "
+        "queues (e.g. nvme.poll_queues=2 on the kernel command line) and direct=1; or "
+        "drop hipri",
+        job_.name, path);
+  }
   if (unit.result < 0) {
     run_fail("job {}: {} of {} bytes at offset {} of {} failed: {}", job_.name, what, unit.len,
              unit.offset, path, std::strerror(static_cast<int>(-unit.result)));
@@ -452,7 +459,9 @@ void run_job(const Job& job, int job_number, JobResult& result, const std::atomi
     worker.run();
     result.finished = true;
   } catch (const std::exception& e) {
-    result.set_error(EIO, e.what());
+    std::string what = e.what();
+    if (!what.starts_with("job ")) what = fmt::format("job {}: {}", job.name, what);
+    result.set_error(EIO, what.c_str());
     if (!waited) wait_for_start();
   }
 }

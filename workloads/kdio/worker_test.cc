@@ -144,12 +144,14 @@ TEST_F(WorkerTest, BlockSizeRangeStaysInRangeAndInTotal) {
 }
 
 TEST_F(WorkerTest, TimeBasedRunsForTheRuntime) {
-  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  // Buffered reads of a 64 KiB file: page-cache hits, so 300 ms surely wraps around it.
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, 64 * 1024, 4096);
+  job.direct = false;
   job.time_based = true;
   job.runtime_ns = 300'000'000;
   JobResult r = run(job);
   EXPECT_GE(r.dir[0].runtime_ms, 300u);
-  EXPECT_GT(r.dir[0].total_ios, 256u);  // wrapped around the 1 MiB file
+  EXPECT_GT(r.dir[0].total_ios, 16u);
   EXPECT_EQ(r.dir[0].io_bytes, r.dir[0].total_ios * 4096);
 }
 
