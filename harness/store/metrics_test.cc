@@ -1,0 +1,108 @@
+#include "store/metrics.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+using ::testing::HasSubstr;
+
+nlohmann::json load(const std::string& name) {
+  std::ifstream in(std::string(KBISECT_SOURCE_DIR) + "/harness/store/testdata/" + name);
+  return nlohmann::json::parse(in);
+}
+
+MetricSpec metric(const std::string& name, const std::string& job = "") {
+  return MetricSpec{name, job, Better::kHigher};
+}
+
+std::string error_of(const nlohmann::json& output, const MetricSpec& spec) {
+  try {
+    extract_metric(output, spec);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// fio-three-jobs.json: two "reader" clones (randread) and a "writer" (randwrite, fsync).
+class MetricsTest : public ::testing::Test {
+ protected:
+  nlohmann::json three_ = load("fio-three-jobs.json");
+  nlohmann::json group_ = load("fio-group-reporting.json");
+};
+
+TEST_F(MetricsTest, KeyNamesTheJob) {
+  EXPECT_EQ(metric_key(metric("read.iops")), "read.iops");
+  EXPECT_EQ(metric_key(metric("read.iops", "randread")), "randread:read.iops");
+}
+
+TEST_F(MetricsTest, CountsAndRatesAreSummedOverJobs) {
+  EXPECT_NEAR(extract_metric(three_, metric("read.iops")), 2200.398804 + 2201.596806, 1e-6);
+  EXPECT_EQ(extract_metric(three_, metric("read.io_bytes")), 18075648);
+  EXPECT_EQ(extract_metric(three_, metric("read.clat_ns.N")), 4413);
+  EXPECT_NEAR(extract_metric(three_, metric("write.iops")), 3493.519442, 1e-6);
+  EXPECT_EQ(extract_metric(three_, metric("sync.total_ios")), 219);
+}
+
+TEST_F(MetricsTest, RuntimesTakeTheLongest) {
+  EXPECT_EQ(extract_metric(three_, metric("job_runtime")), 1002);
+  EXPECT_EQ(extract_metric(three_, metric("read.runtime")), 1003);
+}
+
+TEST_F(MetricsTest, LatencyStatisticsCombineOverJobsThatDidIo) {
+  EXPECT_NEAR(extract_metric(three_, metric("read.clat_ns.mean")), 451956.5782910748, 1e-6);
+  EXPECT_NEAR(extract_metric(three_, metric("read.clat_ns.stddev")), 1206197.7855883134, 1e-3);
+  EXPECT_EQ(extract_metric(three_, metric("read.clat_ns.min")), 16281);  // not the writer's 0
+  EXPECT_EQ(extract_metric(three_, metric("read.clat_ns.max")), 40999902);
+  // Only the writer fsyncs: its statistics, percentiles included, are the answer.
+  EXPECT_NEAR(extract_metric(three_, metric("sync.lat_ns.mean")), 3951008.187215, 1e-6);
+  EXPECT_EQ(extract_metric(three_, metric("sync.lat_ns.percentile.99.000000")), 21102592);
+}
+
+TEST_F(MetricsTest, PercentilesOfSeveralJobsNeedAJobOrGroupReporting) {
+  EXPECT_THAT(error_of(three_, metric("read.clat_ns.percentile.99.000000")),
+              HasSubstr("2 jobs in kdio's output and their 99.000000 cannot be combined; name one "
+                        "with job:"));
+  EXPECT_THAT(error_of(three_, metric("read.bw_min")), HasSubstr("cannot be combined"));
+  EXPECT_EQ(extract_metric(group_, metric("read.clat_ns.percentile.99.000000")), 5537792);
+  EXPECT_EQ(extract_metric(group_, metric("read.clat_ns.percentile.99")), 5537792);
+  EXPECT_EQ(extract_metric(group_, metric("read.clat_ns.percentile.99.9")), 14352384);
+  EXPECT_NEAR(extract_metric(group_, metric("read.iops")), 4555.444555, 1e-6);
+}
+
+TEST_F(MetricsTest, ANamedJobSelectsItsClones) {
+  EXPECT_EQ(extract_metric(three_, metric("read.iops", "writer")), 0);
+  EXPECT_NEAR(extract_metric(three_, metric("write.iops", "writer")), 3493.519442, 1e-6);
+  EXPECT_NEAR(extract_metric(three_, metric("read.iops", "reader")), 4401.99561, 1e-6);
+  EXPECT_EQ(extract_metric(three_, metric("write.clat_ns.percentile.99", "writer")),
+            three_["jobs"][2]["write"]["clat_ns"]["percentile"]["99.000000"].get<double>());
+}
+
+TEST_F(MetricsTest, ErrorsSayWhatIsWrong) {
+  EXPECT_THAT(error_of(three_, metric("read.iops", "nosuch")),
+              HasSubstr("no job named 'nosuch' in kdio's output (jobs: reader, writer)"));
+  EXPECT_THAT(error_of(three_, metric("read.nosuch")), HasSubstr("has no number at this path"));
+  EXPECT_THAT(error_of(three_, metric("read.clat_ns.percentile.42", "reader")),
+              HasSubstr("job 'reader' of kdio's output has no number at this path"));
+  EXPECT_THAT(error_of(group_, metric("read.clat_ns.percentile.42")),
+              HasSubstr("has no number at this path"));
+  EXPECT_THAT(error_of(nlohmann::json::object(), metric("read.iops")), HasSubstr("has no jobs"));
+  EXPECT_THAT(error_of(nlohmann::json::array(), metric("read.iops")), HasSubstr("has no jobs"));
+}
+
+TEST_F(MetricsTest, ExtractsEveryConfiguredMetric) {
+  auto values =
+      extract_metrics(group_, {metric("read.iops"), metric("read.clat_ns.mean", "reader")});
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_NEAR(values.at("read.iops"), 4555.444555, 1e-6);
+  EXPECT_GT(values.at("reader:read.clat_ns.mean"), 0);
+}
+
+}  // namespace
+}  // namespace kbisect

@@ -1,0 +1,292 @@
+#include "store/query.h"
+
+#include <algorithm>
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "common/error.h"
+#include "store/sqlite.h"
+
+namespace kbisect {
+namespace {
+
+struct Cell {
+  int type = SQLITE_NULL;
+  std::string text;
+};
+
+struct ResultSet {
+  std::vector<std::string> columns;
+  std::vector<std::vector<Cell>> rows;
+};
+
+// Why the authorizer refused the statement being prepared, for the message.
+struct Guard {
+  std::string refusal;
+};
+
+int authorize(void* data, int action, const char* arg1, const char* arg2, const char*,
+              const char*) {
+  auto* guard = static_cast<Guard*>(data);
+  auto arg = [](const char* text) { return std::string(text != nullptr ? text : ""); };
+  switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_READ:
+    case SQLITE_FUNCTION:
+    case SQLITE_RECURSIVE:
+      return SQLITE_OK;
+    case SQLITE_PRAGMA: {
+      // Pragmas that only report, with or without an argument naming a table or index.
+      static const std::set<std::string> with_argument = {
+          "table_info",  "table_xinfo",      "table_list",        "index_list",      "index_info",
+          "index_xinfo", "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check"};
+      static const std::set<std::string> settings = {
+          "user_version",    "schema_version", "page_count",    "page_size",    "freelist_count",
+          "database_list",   "collation_list", "function_list", "module_list",  "pragma_list",
+          "compile_options", "application_id", "encoding",      "foreign_keys", "query_only"};
+      std::string name = arg(arg1);
+      if (with_argument.contains(name) || (settings.contains(name) && arg2 == nullptr))
+        return SQLITE_OK;
+      guard->refusal = arg2 != nullptr
+                           ? fmt::format("PRAGMA {} = {} changes the database", name, arg(arg2))
+                           : fmt::format("PRAGMA {} is not allowed", name);
+      return SQLITE_DENY;
+    }
+    case SQLITE_INSERT:
+      guard->refusal = fmt::format("INSERT into {} is not allowed", arg(arg1));
+      return SQLITE_DENY;
+    case SQLITE_UPDATE:
+      guard->refusal = fmt::format("UPDATE of {} is not allowed", arg(arg1));
+      return SQLITE_DENY;
+    case SQLITE_DELETE:
+      guard->refusal = fmt::format("DELETE from {} is not allowed", arg(arg1));
+      return SQLITE_DENY;
+    case SQLITE_ATTACH:
+      guard->refusal = "ATTACH is not allowed";
+      return SQLITE_DENY;
+    case SQLITE_DETACH:
+      guard->refusal = "DETACH is not allowed";
+      return SQLITE_DENY;
+    default:
+      guard->refusal = "only SELECT statements (and reporting pragmas) are allowed";
+      return SQLITE_DENY;
+  }
+}
+
+[[noreturn]] void refuse(const std::string& why) {
+  fail(
+      "kbisect query is read-only: {}; use a SELECT statement or a named query (sessions, "
+      "steps SESSION, samples COMMIT, history METRIC)",
+      why);
+}
+
+ResultSet run_guarded(sqlite3* db, std::string_view sql,
+                      const std::vector<std::string>& parameters) {
+  Guard guard;
+  sqlite3_set_authorizer(db, authorize, &guard);
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &raw, &tail);
+  Unique<sqlite3_stmt, sqlite3_finalize> statement(raw);
+  if (rc != SQLITE_OK) {
+    if (!guard.refusal.empty()) refuse(guard.refusal);
+    fail("kbisect query: {}", sqlite3_errmsg(db));
+  }
+  if (statement == nullptr) fail("kbisect query: no SQL statement given");
+  std::string_view rest(tail, sql.data() + sql.size() - tail);
+  if (rest.find_first_not_of(" \t\r\n;") != std::string_view::npos) {
+    fail("kbisect query runs one statement at a time; split '{}' into separate calls", sql);
+  }
+  // Catches what has no authorizer action, such as VACUUM INTO.
+  if (!sqlite3_stmt_readonly(statement.get())) refuse(fmt::format("'{}' would write", sql));
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    sqlite3_bind_text(statement.get(), static_cast<int>(i + 1), parameters[i].c_str(), -1,
+                      SQLITE_TRANSIENT);
+  }
+
+  ResultSet result;
+  int columns = sqlite3_column_count(statement.get());
+  for (int c = 0; c < columns; ++c)
+    result.columns.push_back(sqlite3_column_name(statement.get(), c));
+  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
+    std::vector<Cell> row;
+    for (int c = 0; c < columns; ++c) {
+      Cell cell;
+      cell.type = sqlite3_column_type(statement.get(), c);
+      if (cell.type == SQLITE_BLOB) {
+        cell.text = fmt::format("<blob {} bytes>", sqlite3_column_bytes(statement.get(), c));
+      } else if (cell.type != SQLITE_NULL) {
+        cell.text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), c));
+      }
+      row.push_back(std::move(cell));
+    }
+    result.rows.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) fail("kbisect query: {}", sqlite3_errmsg(db));
+  return result;
+}
+
+void print_table(const ResultSet& result, std::ostream& out) {
+  std::vector<size_t> widths;
+  for (const std::string& column : result.columns) widths.push_back(column.size());
+  for (const auto& row : result.rows) {
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].text.size());
+  }
+  auto print_row = [&](auto cell_text, auto right_aligned) {
+    std::string line;
+    for (size_t c = 0; c < widths.size(); ++c) {
+      std::string text = cell_text(c);
+      std::string pad(widths[c] - text.size(), ' ');
+      bool last = c + 1 == widths.size();
+      line += right_aligned(c) ? pad + text : text + (last ? "" : pad);
+      if (!last) line += "  ";
+    }
+    out << line << "\n";
+  };
+  print_row([&](size_t c) { return result.columns[c]; }, [](size_t) { return false; });
+  print_row([&](size_t c) { return std::string(widths[c], '-'); }, [](size_t) { return false; });
+  for (const auto& row : result.rows) {
+    print_row(
+        [&](size_t c) { return row[c].text; },
+        [&](size_t c) { return row[c].type == SQLITE_INTEGER || row[c].type == SQLITE_FLOAT; });
+  }
+  out << fmt::format("({} row{})\n", result.rows.size(), result.rows.size() == 1 ? "" : "s");
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+void print_csv(const ResultSet& result, std::ostream& out) {
+  auto print_line = [&](const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) out << (i > 0 ? "," : "") << csv_field(fields[i]);
+    out << "\r\n";  // RFC 4180
+  };
+  print_line(result.columns);
+  for (const auto& row : result.rows) {
+    std::vector<std::string> fields;
+    for (const Cell& cell : row) fields.push_back(cell.text);
+    print_line(fields);
+  }
+}
+
+void print_json(const ResultSet& result, std::ostream& out) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : result.rows) {
+    nlohmann::json object = nlohmann::json::object();
+    for (size_t c = 0; c < row.size(); ++c) {
+      const Cell& cell = row[c];
+      nlohmann::json& value = object[result.columns[c]];
+      if (cell.type == SQLITE_INTEGER) {
+        value = std::stoll(cell.text);
+      } else if (cell.type == SQLITE_FLOAT) {
+        value = std::stod(cell.text);
+      } else if (cell.type != SQLITE_NULL) {
+        value = cell.text;
+      }
+    }
+    rows.push_back(std::move(object));
+  }
+  out << rows.dump(2) << "\n";
+}
+
+struct NamedQuery {
+  std::string_view name;
+  std::string_view argument;  // "" when it takes none
+  std::string_view sql;
+};
+
+constexpr NamedQuery kNamedQueries[] = {
+    {"sessions", "",
+     "SELECT id, kind, scenario, status, strategy, bad_ref, "
+     "json_extract(result, '$.verdict') AS verdict, json_extract(result, '$.culprit') AS culprit, "
+     "started_at, finished_at FROM sessions ORDER BY id DESC"},
+    {"steps", "SESSION",
+     "SELECT st.step, st.commit_id, st.role, st.candidates_left, v.verdict, v.p_mwu, v.p_ks, "
+     "v.effect, v.samples, v.good_samples, v.bad_samples, v.reason FROM steps st "
+     "LEFT JOIN verdicts v ON v.session_id = st.session_id AND v.step = st.step "
+     "WHERE st.session_id = CAST(?1 AS INTEGER) ORDER BY st.step, v.id"},
+    {"samples", "COMMIT",
+     "SELECT s.id, s.commit_id, s.variant, s.host, s.accel, s.session_id, s.run_id, "
+     "s.boot_seconds, (SELECT json_group_object(m.metric, m.value) FROM sample_metrics m "
+     "WHERE m.sample_id = s.id) AS metrics, s.created_at FROM samples s "
+     "WHERE substr(s.commit_id, 1, length(?1)) = ?1 ORDER BY s.id"},
+    {"history", "METRIC",
+     "SELECT s.commit_id, s.variant, substr(s.config_hash, 1, 12) AS config, COUNT(*) AS n, "
+     "AVG(m.value) AS mean, MIN(m.value) AS min, MAX(m.value) AS max, "
+     "MIN(s.created_at) AS first_sample FROM samples s JOIN sample_metrics m "
+     "ON m.sample_id = s.id WHERE m.metric = ?1 "
+     "GROUP BY s.commit_id, s.variant, s.config_hash ORDER BY MIN(s.id)"},
+};
+
+// The named query the text asks for, with its argument, or nullopt for SQL.
+std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_query(
+    const std::string& text) {
+  std::istringstream words(text);
+  std::vector<std::string> parts;
+  for (std::string word; words >> word;) parts.push_back(word);
+  if (parts.empty()) return std::nullopt;
+  for (const NamedQuery& query : kNamedQueries) {
+    if (parts[0] != query.name) continue;
+    size_t wanted = query.argument.empty() ? 1 : 2;
+    if (parts.size() != wanted) {
+      if (query.argument.empty()) fail("named query '{}' takes no argument", query.name);
+      fail("named query '{}' needs one {}: kbisect query '{} {}'", query.name, query.argument,
+           query.name, query.argument);
+    }
+    if (query.argument == "SESSION") {
+      const std::string& argument = parts[1];
+      int64_t id = 0;
+      auto [end, error] = std::from_chars(argument.data(), argument.data() + argument.size(), id);
+      if (error != std::errc() || end != argument.data() + argument.size()) {
+        fail(
+            "named query 'steps' needs a session id (a number, see kbisect query sessions), "
+            "got '{}'",
+            argument);
+      }
+    }
+    parts.erase(parts.begin());
+    return std::pair{&query, parts};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+QueryFormat parse_query_format(std::string_view text) {
+  if (text == "table") return QueryFormat::kTable;
+  if (text == "csv") return QueryFormat::kCsv;
+  if (text == "json") return QueryFormat::kJson;
+  fail("unknown query format '{}'; use table, csv or json", text);
+}
+
+void run_query(const std::filesystem::path& db_path, const std::string& sql_or_name,
+               QueryFormat format, std::ostream& out) {
+  Database db = open_read_only(db_path);
+  ResultSet result;
+  if (auto named = named_query(sql_or_name)) {
+    result = run_guarded(db.get(), named->first->sql, named->second);
+  } else {
+    result = run_guarded(db.get(), sql_or_name, {});
+  }
+  switch (format) {
+    case QueryFormat::kTable:
+      print_table(result, out);
+      break;
+    case QueryFormat::kCsv:
+      print_csv(result, out);
+      break;
+    case QueryFormat::kJson:
+      print_json(result, out);
+      break;
+  }
+}
+
+}  // namespace kbisect

@@ -1,0 +1,27 @@
+// `kbisect query`: SQL or a named query against the results database, read-only by
+// construction (a read-only connection with query_only, an authorizer that refuses every
+// write, ATTACH and setting pragmas, and a check that the statement writes nothing).
+#pragma once
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+namespace kbisect {
+
+enum class QueryFormat { kTable, kCsv, kJson };
+
+// "table", "csv" or "json"; anything else is an Error.
+QueryFormat parse_query_format(std::string_view text);
+
+// Named queries:
+//   sessions          every session, newest first, with its culprit and verdict
+//   steps SESSION     a session's steps with their verdicts
+//   samples COMMIT    the samples of a commit (a sha prefix) with their metrics
+//   history METRIC    a metric (as stored, e.g. read.iops) per commit, oldest first
+// Anything else is one SQL statement. Writes fail with "kbisect query is read-only: ...".
+void run_query(const std::filesystem::path& db_path, const std::string& sql_or_name,
+               QueryFormat format, std::ostream& out);
+
+}  // namespace kbisect

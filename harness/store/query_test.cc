@@ -1,0 +1,206 @@
+#include "store/query.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.h"
+#include "store/schema.h"
+#include "store/store.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class QueryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "query_test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    db_ = dir_ / "k.db";
+    Store store(db_);
+    SessionRecord session;
+    session.scenario = "demo";
+    session.bad_ref = "HEAD";
+    session_ = store.create_session(session);
+    store.add_step({.session_id = session_, .step = 1, .commit = "c0ffee1", .role = "candidate"});
+    store.add_verdict({.session_id = session_,
+                       .step = 1,
+                       .commit = "c0ffee1",
+                       .verdict = Verdict::kBad,
+                       .p_mwu = 0.001,
+                       .samples = 3,
+                       .reason = "slower, \"clearly\""});
+    store.finish_session(session_, SessionStatus::kDone,
+                         R"({"culprit": "c0ffee1", "verdict": "found"})");
+    for (auto [commit, iops] :
+         {std::pair{"aaaa111", 100.0}, {"aaaa111", 110.0}, {"c0ffee1", 50.5}}) {
+      RunRecord run;
+      run.commit = commit;
+      SampleRecord sample;
+      sample.commit = commit;
+      sample.config_hash = "cfg";
+      sample.kdio_json = "{}";
+      sample.metrics["read.iops"] = iops;
+      store.insert_run(run, {sample});
+    }
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string query(const std::string& sql, QueryFormat format = QueryFormat::kTable) {
+    std::ostringstream out;
+    run_query(db_, sql, format, out);
+    return out.str();
+  }
+
+  std::string error_of(const std::string& sql) {
+    try {
+      query(sql);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  fs::path dir_;
+  fs::path db_;
+  int64_t session_ = 0;
+};
+
+TEST_F(QueryTest, SqlAsTable) {
+  EXPECT_EQ(query("SELECT commit_id, COUNT(*) AS n FROM samples GROUP BY commit_id ORDER BY 1"),
+            "commit_id  n\n"
+            "---------  -\n"
+            "aaaa111    2\n"
+            "c0ffee1    1\n"
+            "(2 rows)\n");
+}
+
+TEST_F(QueryTest, CsvQuotesWhatNeedsQuoting) {
+  EXPECT_EQ(query("SELECT 'a,b' AS x, 'say \"hi\"' AS y, NULL AS z, 1.5 AS w", QueryFormat::kCsv),
+            "x,y,z,w\r\n\"a,b\",\"say \"\"hi\"\"\",,1.5\r\n");
+}
+
+TEST_F(QueryTest, JsonKeepsTypes) {
+  auto rows = nlohmann::json::parse(
+      query("SELECT 1 AS i, 2.5 AS r, 't' AS s, NULL AS n", QueryFormat::kJson));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["i"], 1);
+  EXPECT_EQ(rows[0]["r"], 2.5);
+  EXPECT_EQ(rows[0]["s"], "t");
+  EXPECT_TRUE(rows[0]["n"].is_null());
+}
+
+TEST_F(QueryTest, NamedQueries) {
+  auto sessions = nlohmann::json::parse(query("sessions", QueryFormat::kJson));
+  ASSERT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(sessions[0]["culprit"], "c0ffee1");
+  EXPECT_EQ(sessions[0]["verdict"], "found");
+  EXPECT_EQ(sessions[0]["status"], "done");
+
+  auto steps = nlohmann::json::parse(query(fmt::format("steps {}", session_), QueryFormat::kJson));
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0]["verdict"], "bad");
+  EXPECT_EQ(steps[0]["p_mwu"], 0.001);
+  EXPECT_EQ(steps[0]["reason"], "slower, \"clearly\"");
+  EXPECT_EQ(nlohmann::json::parse(query("steps 999", QueryFormat::kJson)).size(), 0u);
+
+  auto samples = nlohmann::json::parse(query("samples aaaa", QueryFormat::kJson));
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(samples[1]["metrics"].get<std::string>())["read.iops"], 110.0);
+  EXPECT_EQ(nlohmann::json::parse(query("samples a%", QueryFormat::kJson)).size(), 0u);
+
+  auto history = nlohmann::json::parse(query("  history   read.iops ", QueryFormat::kJson));
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0]["commit_id"], "aaaa111");
+  EXPECT_EQ(history[0]["n"], 2);
+  EXPECT_EQ(history[0]["mean"], 105.0);
+  EXPECT_EQ(history[1]["max"], 50.5);
+}
+
+TEST_F(QueryTest, NamedQueryArgumentsAreChecked) {
+  EXPECT_THAT(error_of("steps"),
+              HasSubstr("named query 'steps' needs one SESSION: kbisect query 'steps SESSION'"));
+  EXPECT_THAT(error_of("steps 1; DROP TABLE samples"), HasSubstr("needs one SESSION"));
+  EXPECT_THAT(error_of("steps x"), HasSubstr("needs a session id"));
+  EXPECT_THAT(error_of("sessions 3"), HasSubstr("takes no argument"));
+  EXPECT_THAT(error_of("history"), HasSubstr("needs one METRIC"));
+}
+
+TEST_F(QueryTest, ReportingStatementsAreAllowed) {
+  EXPECT_THAT(query("PRAGMA table_info(samples)"), HasSubstr("kdio_json"));
+  EXPECT_THAT(query("PRAGMA user_version"), HasSubstr(std::to_string(schema_version())));
+  EXPECT_THAT(query("WITH x AS (SELECT 41 + 1 AS v) SELECT v FROM x"), HasSubstr("42"));
+  EXPECT_THAT(query("SELECT json_extract(result, '$.culprit') FROM sessions"),
+              HasSubstr("c0ffee1"));
+}
+
+TEST_F(QueryTest, WritesAreRefused) {
+  const char* writes[] = {
+      "INSERT INTO runs (commit_id, variant, host, accel, outcome, detail, console_log) "
+      "VALUES ('x', '', '', '', 'ok', '', '')",
+      "REPLACE INTO locks (name, pid, host) VALUES ('x', 1, 'h')",
+      "WITH v AS (SELECT 1) INSERT INTO locks (name, pid, host) SELECT 'x', 1, 'h' FROM v",
+      "UPDATE sessions SET status = 'aborted'",
+      "DELETE FROM samples",
+      "DROP TABLE samples",
+      "DROP INDEX samples_by_commit",
+      "CREATE TABLE t (x)",
+      "CREATE TEMP TABLE t (x)",
+      "CREATE INDEX i ON samples (host)",
+      "ALTER TABLE samples ADD COLUMN x",
+      "ATTACH DATABASE ':memory:' AS other",
+      "DETACH DATABASE main",
+      "PRAGMA user_version = 5",
+      "PRAGMA query_only = 0",
+      "PRAGMA query_only = false",
+      "PRAGMA journal_mode = delete",
+      "PRAGMA foreign_keys = OFF",
+      "PRAGMA wal_checkpoint(TRUNCATE)",
+      "PRAGMA optimize",
+      "VACUUM",
+      "REINDEX",
+      "ANALYZE",
+  };
+  for (const char* sql : writes) {
+    EXPECT_THAT(error_of(sql), StartsWith("kbisect query is read-only: ")) << sql;
+  }
+  std::string vacuum_into = fmt::format("VACUUM INTO '{}'", (dir_ / "copy.db").string());
+  EXPECT_THAT(error_of(vacuum_into), StartsWith("kbisect query is read-only: "));
+  EXPECT_FALSE(fs::exists(dir_ / "copy.db"));
+  EXPECT_THAT(error_of("SELECT 1; DELETE FROM samples"), HasSubstr("runs one statement at a time"));
+
+  // Nothing changed.
+  EXPECT_THAT(query("SELECT COUNT(*) AS n FROM samples", QueryFormat::kCsv),
+              HasSubstr("\r\n3\r\n"));
+  EXPECT_THAT(query("SELECT status FROM sessions", QueryFormat::kCsv), HasSubstr("done"));
+  Database db = open_read_only(db_);
+  Statement mode(db.get(), "PRAGMA journal_mode");
+  ASSERT_TRUE(mode.step());
+  EXPECT_EQ(mode.text(0), "wal");
+  EXPECT_THAT(query("PRAGMA user_version", QueryFormat::kCsv),
+              HasSubstr(std::to_string(schema_version())));
+  EXPECT_THAT(query("SELECT COUNT(*) FROM sqlite_master WHERE name = 'samples'", QueryFormat::kCsv),
+              HasSubstr("\r\n1\r\n"));
+}
+
+TEST_F(QueryTest, OtherErrorsAreClear) {
+  EXPECT_THAT(error_of("SELECT nope FROM samples"),
+              HasSubstr("kbisect query: no such column: nope"));
+  EXPECT_THAT(error_of("   "), HasSubstr("no SQL statement given"));
+  EXPECT_THROW(parse_query_format("xml"), Error);
+  EXPECT_EQ(parse_query_format("csv"), QueryFormat::kCsv);
+  std::ostringstream out;
+  EXPECT_THROW(run_query(dir_ / "missing.db", "sessions", QueryFormat::kTable, out), Error);
+  EXPECT_FALSE(fs::exists(dir_ / "missing.db"));  // a query never creates a database
+}
+
+}  // namespace
+}  // namespace kbisect

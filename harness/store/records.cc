@@ -1,0 +1,85 @@
+#include "store/records.h"
+
+#include <array>
+#include <utility>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+template <typename E, size_t N>
+std::string_view text_of(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
+  for (const auto& [candidate, text] : names) {
+    if (candidate == value) return text;
+  }
+  fail("internal error: enum value {} has no name", static_cast<int>(value));
+}
+
+template <typename E, size_t N>
+E value_of(const std::array<std::pair<E, std::string_view>, N>& names, std::string_view text,
+           std::string_view what) {
+  for (const auto& [value, candidate] : names) {
+    if (candidate == text) return value;
+  }
+  fail("unknown {} '{}' in the database; is it from a newer kbisect?", what, text);
+}
+
+constexpr std::array<std::pair<Outcome, std::string_view>, 6> kOutcomes = {{
+    {Outcome::kOk, "ok"},
+    {Outcome::kBuildFailed, "build-failed"},
+    {Outcome::kBootFailed, "boot-failed"},
+    {Outcome::kWorkloadFailed, "workload-failed"},
+    {Outcome::kTimeout, "timeout"},
+    {Outcome::kInfraError, "infra-error"},
+}};
+
+constexpr std::array<std::pair<SessionKind, std::string_view>, 5> kKinds = {{
+    {SessionKind::kBisect, "bisect"},
+    {SessionKind::kCompare, "compare"},
+    {SessionKind::kRevertCheck, "revert-check"},
+    {SessionKind::kNightly, "nightly"},
+    {SessionKind::kRun, "run"},
+}};
+
+constexpr std::array<std::pair<SessionStatus, std::string_view>, 3> kStatuses = {{
+    {SessionStatus::kRunning, "running"},
+    {SessionStatus::kDone, "done"},
+    {SessionStatus::kAborted, "aborted"},
+}};
+
+constexpr std::array<std::pair<Verdict, std::string_view>, 4> kVerdicts = {{
+    {Verdict::kGood, "good"},
+    {Verdict::kBad, "bad"},
+    {Verdict::kSkip, "skip"},
+    {Verdict::kUndecided, "undecided"},
+}};
+
+}  // namespace
+
+std::string_view outcome_text(Outcome outcome) {
+  return text_of(kOutcomes, outcome);
+}
+Outcome parse_outcome(std::string_view text) {
+  return value_of(kOutcomes, text, "outcome");
+}
+std::string_view session_kind_text(SessionKind kind) {
+  return text_of(kKinds, kind);
+}
+SessionKind parse_session_kind(std::string_view text) {
+  return value_of(kKinds, text, "session kind");
+}
+std::string_view session_status_text(SessionStatus status) {
+  return text_of(kStatuses, status);
+}
+SessionStatus parse_session_status(std::string_view text) {
+  return value_of(kStatuses, text, "session status");
+}
+std::string_view verdict_text(Verdict verdict) {
+  return text_of(kVerdicts, verdict);
+}
+Verdict parse_verdict(std::string_view text) {
+  return value_of(kVerdicts, text, "verdict");
+}
+
+}  // namespace kbisect

@@ -1,0 +1,151 @@
+// The rows of the results database as typed structs (columns: results/SCHEMA.md). An id of 0
+// means "not stored yet"; optional fields are NULL columns. Timestamps are UTC ISO 8601 text
+// ("2026-11-30T09:15:02.123Z") set by the database.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vm/runner.h"  // Outcome
+
+namespace kbisect {
+
+struct BuildRecord {
+  int64_t id = 0;
+  std::string commit;
+  std::string tree_id;
+  std::string config_hash;  // sha256 of the final kernel .config (the build cache key)
+  std::string compiler;     // e.g. "gcc (Debian 12.2.0-14) 12.2.0"
+  std::optional<std::string> image_sha256;  // set when the build succeeded
+  Outcome outcome = Outcome::kOk;           // kOk or kBuildFailed
+  double seconds = 0;
+  std::string log_path;
+  std::string log_tail;
+  std::string created_at;
+};
+
+// One VM boot (or one attempt that failed before it) for one commit and variant.
+struct RunRecord {
+  int64_t id = 0;
+  std::optional<int64_t> session_id;
+  std::optional<int64_t> build_id;  // absent for the sim runner
+  std::string commit;
+  std::string variant;  // "" for the default variant
+  std::string host;
+  std::string accel;  // kvm | tcg | sim
+  Outcome outcome = Outcome::kOk;
+  std::optional<double> boot_seconds;
+  std::optional<double> workload_seconds;
+  std::string detail;
+  std::string console_log;
+  std::string created_at;
+};
+
+// One measured sample: kdio's JSON and the metrics extracted from it.
+struct SampleRecord {
+  int64_t id = 0;
+  int64_t run_id = 0;
+  std::optional<int64_t> session_id;
+  std::string commit;
+  std::string tree_id;
+  std::optional<int64_t> build_id;
+  std::string config_hash;  // scenario_hash() of the scenario measured
+  std::string variant;
+  std::string host;
+  std::string accel;
+  std::optional<double> boot_seconds;
+  std::string kdio_json;
+  std::map<std::string, double> metrics;  // metric_key() -> value
+  std::string created_at;
+};
+
+enum class SessionKind { kBisect, kCompare, kRevertCheck, kNightly, kRun };
+enum class SessionStatus { kRunning, kDone, kAborted };
+
+struct SessionRecord {
+  int64_t id = 0;
+  SessionKind kind = SessionKind::kBisect;
+  std::string scenario;     // Scenario::name
+  std::string config_path;  // the YAML file
+  std::string config_hash;
+  std::vector<std::string> good_refs;     // as the user gave them
+  std::vector<std::string> good_commits;  // resolved: a resume uses these, not the refs
+  std::string bad_ref;
+  std::string bad_commit;
+  std::string strategy;
+  std::string options_json = "{}";  // everything else the session needs to resume
+  SessionStatus status = SessionStatus::kRunning;
+  std::string result_json;  // culprit, verdict, ...; "" while nothing is known
+  std::string started_at;
+  std::string finished_at;  // "" while running
+};
+
+// A commit the search chose to measure, in order.
+struct StepRecord {
+  int64_t id = 0;
+  int64_t session_id = 0;
+  int step = 0;  // 1, 2, ... within the session
+  std::string commit;
+  std::string role;         // candidate | good | bad | confirm-parent | confirm-revert ...
+  int candidates_left = 0;  // candidates still in the range when this step was chosen
+  std::string created_at;
+};
+
+enum class Verdict { kGood, kBad, kSkip, kUndecided };
+
+// A decision about a commit after some samples; an undecided one is followed by more samples
+// and another verdict.
+struct VerdictRecord {
+  int64_t id = 0;
+  int64_t session_id = 0;
+  std::optional<int> step;  // the step it belongs to, if any
+  std::string commit;
+  Verdict verdict = Verdict::kUndecided;
+  std::optional<double> p_mwu;   // Mann-Whitney U p-value
+  std::optional<double> p_ks;    // Kolmogorov-Smirnov p-value
+  std::optional<double> effect;  // relative change of the median against good
+  int samples = 0;               // samples of this commit used
+  int good_samples = 0;          // samples of the good reference used
+  int bad_samples = 0;           // samples of the bad reference used
+  std::string reason;
+  std::string created_at;
+};
+
+// The reference a nightly run compares against, per scenario, variant and metric.
+struct BaselineRecord {
+  std::string scenario;
+  std::string variant;
+  std::string metric;
+  std::string commit;
+  std::string config_hash;
+  double median = 0;
+  double spread = 0;  // median absolute deviation
+  int samples = 0;
+  std::optional<int64_t> session_id;
+  std::string updated_at;
+};
+
+// Which samples to read: exactly one of commit, tree_id, image_sha256 (identical kernel
+// images are the same kernel), always with config_hash and variant.
+struct SampleFilter {
+  std::string commit;
+  std::string tree_id;
+  std::string image_sha256;
+  std::string config_hash;
+  std::string variant;
+  std::optional<int64_t> session_id;  // only this session's samples
+};
+
+std::string_view outcome_text(Outcome outcome);
+Outcome parse_outcome(std::string_view text);
+std::string_view session_kind_text(SessionKind kind);
+SessionKind parse_session_kind(std::string_view text);
+std::string_view session_status_text(SessionStatus status);
+SessionStatus parse_session_status(std::string_view text);
+std::string_view verdict_text(Verdict verdict);
+Verdict parse_verdict(std::string_view text);
+
+}  // namespace kbisect

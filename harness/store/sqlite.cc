@@ -1,0 +1,165 @@
+#include "store/sqlite.h"
+
+#include <system_error>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+std::string database_name(sqlite3* db) {
+  const char* name = sqlite3_db_filename(db, "main");
+  return name != nullptr && *name != '\0' ? name : "(memory)";
+}
+
+Database open_with(const std::filesystem::path& path, int flags) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Database db(raw);
+  if (rc != SQLITE_OK) {
+    fail("cannot open database {}: {}; check the path (--db) and its permissions", path.string(),
+         raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
+  }
+  sqlite3_extended_result_codes(db.get(), 1);
+  sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
+  return db;
+}
+
+}  // namespace
+
+[[noreturn]] void fail_sqlite(sqlite3* db, std::string_view doing) {
+  fail("database {}: {}: {}", database_name(db), doing, sqlite3_errmsg(db));
+}
+
+Database open_read_write(const std::filesystem::path& path) {
+  if (path.has_parent_path()) {
+    std::error_code error;
+    std::filesystem::create_directories(path.parent_path(), error);
+    if (error) {
+      fail("cannot create the directory of database {}: {}", path.string(), error.message());
+    }
+  }
+  Database db = open_with(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  Statement wal(db.get(), "PRAGMA journal_mode=WAL");
+  if (!wal.step() || wal.text(0) != "wal") {
+    fail("database {}: cannot switch to WAL mode; put it on a local file system", path.string());
+  }
+  execute(db.get(), "PRAGMA synchronous=FULL");
+  execute(db.get(), "PRAGMA foreign_keys=ON");
+  return db;
+}
+
+Database open_read_only(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    fail("no database at {}; run kbisect run or bisect first, or pass --db FILE", path.string());
+  }
+  Database db = open_with(path, SQLITE_OPEN_READONLY);
+  execute(db.get(), "PRAGMA query_only=1");
+  return db;
+}
+
+void execute(sqlite3* db, const char* sql) {
+  char* message = nullptr;
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
+  if (rc != SQLITE_OK) {
+    std::string text = message != nullptr ? message : sqlite3_errstr(rc);
+    sqlite3_free(message);
+    fail("database {}: {}: {}", database_name(db), sql, text);
+  }
+}
+
+Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &raw, nullptr) !=
+      SQLITE_OK) {
+    fail_sqlite(db, fmt::format("preparing '{}'", sql));
+  }
+  statement_.reset(raw);
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(statement_.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  fail_sqlite(db_, fmt::format("running '{}'", sqlite3_sql(statement_.get())));
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+}
+
+bool Statement::is_null(int column) const {
+  return sqlite3_column_type(statement_.get(), column) == SQLITE_NULL;
+}
+
+int64_t Statement::int64(int column) const {
+  return sqlite3_column_int64(statement_.get(), column);
+}
+
+double Statement::real(int column) const {
+  return sqlite3_column_double(statement_.get(), column);
+}
+
+std::string Statement::text(int column) const {
+  const unsigned char* data = sqlite3_column_text(statement_.get(), column);
+  int size = sqlite3_column_bytes(statement_.get(), column);
+  return data != nullptr ? std::string(reinterpret_cast<const char*>(data), size) : std::string();
+}
+
+std::optional<int64_t> Statement::optional_int64(int column) const {
+  if (is_null(column)) return std::nullopt;
+  return int64(column);
+}
+
+std::optional<double> Statement::optional_real(int column) const {
+  if (is_null(column)) return std::nullopt;
+  return real(column);
+}
+
+std::optional<std::string> Statement::optional_text(int column) const {
+  if (is_null(column)) return std::nullopt;
+  return text(column);
+}
+
+void Statement::bind_one(int index, std::nullptr_t) {
+  check_bind(sqlite3_bind_null(statement_.get(), index));
+}
+
+void Statement::bind_one(int index, int64_t value) {
+  check_bind(sqlite3_bind_int64(statement_.get(), index, value));
+}
+
+void Statement::bind_one(int index, double value) {
+  check_bind(sqlite3_bind_double(statement_.get(), index, value));
+}
+
+void Statement::bind_one(int index, std::string_view value) {
+  // A null data pointer would bind NULL, not the empty string.
+  const char* data = value.data() != nullptr ? value.data() : "";
+  check_bind(sqlite3_bind_text64(statement_.get(), index, data, value.size(), SQLITE_TRANSIENT,
+                                 SQLITE_UTF8));
+}
+
+void Statement::check_bind(int rc) {
+  if (rc != SQLITE_OK)
+    fail_sqlite(db_, fmt::format("binding a value of '{}'", sqlite3_sql(statement_.get())));
+}
+
+Transaction::Transaction(sqlite3* db) : db_(db) {
+  execute(db, "BEGIN IMMEDIATE");
+}
+
+Transaction::~Transaction() {
+  // Rolling back can only fail when there is nothing to roll back (SQLite already did);
+  // either way the transaction is over.
+  if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  execute(db_, "COMMIT");
+  done_ = true;
+}
+
+}  // namespace kbisect

@@ -1,0 +1,458 @@
+#include "store/store.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "store/schema.h"
+
+namespace kbisect {
+namespace {
+
+std::string json_array(const std::vector<std::string>& values) {
+  return nlohmann::json(values).dump();
+}
+
+std::vector<std::string> parse_json_array(const std::string& text) {
+  return nlohmann::json::parse(text).get<std::vector<std::string>>();
+}
+
+std::optional<std::string> null_if_empty(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return text;
+}
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
+  return name;
+}
+
+constexpr const char* kBuildColumns =
+    "id, commit_id, tree_id, config_hash, compiler, image_sha256, outcome, seconds, log_path, "
+    "log_tail, created_at";
+
+BuildRecord read_build(const Statement& row) {
+  BuildRecord build;
+  build.id = row.int64(0);
+  build.commit = row.text(1);
+  build.tree_id = row.text(2);
+  build.config_hash = row.text(3);
+  build.compiler = row.text(4);
+  build.image_sha256 = row.optional_text(5);
+  build.outcome = parse_outcome(row.text(6));
+  build.seconds = row.real(7);
+  build.log_path = row.text(8);
+  build.log_tail = row.text(9);
+  build.created_at = row.text(10);
+  return build;
+}
+
+constexpr const char* kSessionColumns =
+    "id, kind, scenario, config_path, config_hash, good_refs, good_commits, bad_ref, bad_commit, "
+    "strategy, options, status, result, started_at, finished_at";
+
+SessionRecord read_session(const Statement& row) {
+  SessionRecord session;
+  session.id = row.int64(0);
+  session.kind = parse_session_kind(row.text(1));
+  session.scenario = row.text(2);
+  session.config_path = row.text(3);
+  session.config_hash = row.text(4);
+  session.good_refs = parse_json_array(row.text(5));
+  session.good_commits = parse_json_array(row.text(6));
+  session.bad_ref = row.text(7);
+  session.bad_commit = row.text(8);
+  session.strategy = row.text(9);
+  session.options_json = row.text(10);
+  session.status = parse_session_status(row.text(11));
+  session.result_json = row.text(12);
+  session.started_at = row.text(13);
+  session.finished_at = row.text(14);
+  return session;
+}
+
+}  // namespace
+
+Store::Store(const std::filesystem::path& path) : path_(path), db_(open_read_write(path)) {
+  migrate(db_.get());
+}
+
+int64_t Store::insert_build(const BuildRecord& build) {
+  Transaction transaction(db_.get());
+  Statement insert(
+      db_.get(),
+      "INSERT INTO builds (commit_id, tree_id, config_hash, compiler, image_sha256, "
+      "outcome, seconds, log_path, log_tail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  insert
+      .bind(build.commit, build.tree_id, build.config_hash, build.compiler, build.image_sha256,
+            outcome_text(build.outcome), build.seconds, build.log_path, build.log_tail)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  transaction.commit();
+  return id;
+}
+
+std::optional<BuildRecord> Store::find_build_by_key(const std::string& tree_id,
+                                                    const std::string& config_hash,
+                                                    const std::string& compiler) {
+  Statement query(db_.get(),
+                  fmt::format("SELECT {} FROM builds WHERE tree_id = ?1 AND "
+                              "config_hash = ?2 AND compiler = ?3 ORDER BY id DESC LIMIT 1",
+                              kBuildColumns));
+  query.bind(tree_id, config_hash, compiler);
+  if (!query.step()) return std::nullopt;
+  return read_build(query);
+}
+
+std::optional<BuildRecord> Store::build(int64_t id) {
+  Statement query(db_.get(), fmt::format("SELECT {} FROM builds WHERE id = ?1", kBuildColumns));
+  query.bind(id);
+  if (!query.step()) return std::nullopt;
+  return read_build(query);
+}
+
+int64_t Store::insert_run(const RunRecord& run, const std::vector<SampleRecord>& samples) {
+  Transaction transaction(db_.get());
+  Statement insert(db_.get(),
+                   "INSERT INTO runs (session_id, build_id, commit_id, variant, host, accel, "
+                   "outcome, boot_seconds, workload_seconds, detail, console_log) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  insert
+      .bind(run.session_id, run.build_id, run.commit, run.variant, run.host, run.accel,
+            outcome_text(run.outcome), run.boot_seconds, run.workload_seconds, run.detail,
+            run.console_log)
+      .run();
+  int64_t run_id = sqlite3_last_insert_rowid(db_.get());
+  for (SampleRecord sample : samples) {
+    sample.run_id = run_id;
+    insert_sample_row(sample);
+  }
+  transaction.commit();
+  return run_id;
+}
+
+int64_t Store::insert_sample(const SampleRecord& sample) {
+  Transaction transaction(db_.get());
+  int64_t id = insert_sample_row(sample);
+  transaction.commit();
+  return id;
+}
+
+int64_t Store::insert_sample_row(const SampleRecord& sample) {
+  Statement insert(db_.get(),
+                   "INSERT INTO samples (run_id, session_id, commit_id, tree_id, build_id, "
+                   "config_hash, variant, host, accel, boot_seconds, kdio_json) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  insert
+      .bind(sample.run_id, sample.session_id, sample.commit, sample.tree_id, sample.build_id,
+            sample.config_hash, sample.variant, sample.host, sample.accel, sample.boot_seconds,
+            sample.kdio_json)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  Statement metric(db_.get(),
+                   "INSERT INTO sample_metrics (sample_id, metric, value) VALUES (?1, ?2, ?3)");
+  for (const auto& [name, value] : sample.metrics) {
+    sqlite3_reset(metric.get());
+    metric.bind(id, name, value).run();
+  }
+  return id;
+}
+
+std::vector<RunRecord> Store::runs_of_commit(const std::string& commit) {
+  Statement query(db_.get(),
+                  "SELECT id, session_id, build_id, commit_id, variant, host, accel, outcome, "
+                  "boot_seconds, workload_seconds, detail, console_log, created_at FROM runs "
+                  "WHERE commit_id = ?1 ORDER BY id");
+  query.bind(commit);
+  std::vector<RunRecord> runs;
+  while (query.step()) {
+    RunRecord run;
+    run.id = query.int64(0);
+    run.session_id = query.optional_int64(1);
+    run.build_id = query.optional_int64(2);
+    run.commit = query.text(3);
+    run.variant = query.text(4);
+    run.host = query.text(5);
+    run.accel = query.text(6);
+    run.outcome = parse_outcome(query.text(7));
+    run.boot_seconds = query.optional_real(8);
+    run.workload_seconds = query.optional_real(9);
+    run.detail = query.text(10);
+    run.console_log = query.text(11);
+    run.created_at = query.text(12);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::vector<SampleRecord> Store::samples_of_commit(const std::string& commit) {
+  Statement query(db_.get(),
+                  "SELECT id, run_id, session_id, commit_id, tree_id, build_id, config_hash, "
+                  "variant, host, accel, boot_seconds, kdio_json, created_at FROM samples "
+                  "WHERE commit_id = ?1 ORDER BY id");
+  query.bind(commit);
+  Statement metrics(db_.get(), "SELECT metric, value FROM sample_metrics WHERE sample_id = ?1");
+  std::vector<SampleRecord> samples;
+  while (query.step()) {
+    SampleRecord sample;
+    sample.id = query.int64(0);
+    sample.run_id = query.int64(1);
+    sample.session_id = query.optional_int64(2);
+    sample.commit = query.text(3);
+    sample.tree_id = query.text(4);
+    sample.build_id = query.optional_int64(5);
+    sample.config_hash = query.text(6);
+    sample.variant = query.text(7);
+    sample.host = query.text(8);
+    sample.accel = query.text(9);
+    sample.boot_seconds = query.optional_real(10);
+    sample.kdio_json = query.text(11);
+    sample.created_at = query.text(12);
+    sqlite3_reset(metrics.get());
+    metrics.bind(sample.id);
+    while (metrics.step()) sample.metrics[metrics.text(0)] = metrics.real(1);
+    samples.push_back(std::move(sample));
+  }
+  return samples;
+}
+
+std::vector<double> Store::samples_for(const SampleFilter& filter, const std::string& metric) {
+  int keys = !filter.commit.empty() + !filter.tree_id.empty() + !filter.image_sha256.empty();
+  if (keys != 1)
+    fail("internal error: samples_for needs exactly one of commit, tree_id, image_sha256");
+  const char* match = !filter.commit.empty() ? "s.commit_id = ?4"
+                      : !filter.tree_id.empty()
+                          ? "s.tree_id = ?4"
+                          : "s.build_id IN (SELECT id FROM builds WHERE image_sha256 = ?4)";
+  Statement query(db_.get(), fmt::format("SELECT m.value FROM samples s JOIN sample_metrics m "
+                                         "ON m.sample_id = s.id WHERE s.config_hash = ?1 AND "
+                                         "s.variant = ?2 AND m.metric = ?3 AND {} AND "
+                                         "(?5 IS NULL OR s.session_id = ?5) ORDER BY s.id",
+                                         match));
+  query.bind(filter.config_hash, filter.variant, metric,
+             filter.commit + filter.tree_id + filter.image_sha256, filter.session_id);
+  std::vector<double> values;
+  while (query.step()) values.push_back(query.real(0));
+  return values;
+}
+
+int64_t Store::create_session(const SessionRecord& session) {
+  Transaction transaction(db_.get());
+  Statement insert(db_.get(),
+                   "INSERT INTO sessions (kind, scenario, config_path, config_hash, good_refs, "
+                   "good_commits, bad_ref, bad_commit, strategy, options, status, result) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+  insert
+      .bind(session_kind_text(session.kind), session.scenario, session.config_path,
+            session.config_hash, json_array(session.good_refs), json_array(session.good_commits),
+            session.bad_ref, session.bad_commit, session.strategy,
+            session.options_json.empty() ? std::string("{}") : session.options_json,
+            session_status_text(session.status), null_if_empty(session.result_json))
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  transaction.commit();
+  return id;
+}
+
+void Store::update_session(int64_t id, const std::string& result_json) {
+  Transaction transaction(db_.get());
+  Statement update(db_.get(), "UPDATE sessions SET result = ?1 WHERE id = ?2");
+  update.bind(null_if_empty(result_json), id).run();
+  if (sqlite3_changes(db_.get()) != 1) fail("no session {} in {}", id, path_.string());
+  transaction.commit();
+}
+
+void Store::finish_session(int64_t id, SessionStatus status, const std::string& result_json) {
+  Transaction transaction(db_.get());
+  Statement update(db_.get(),
+                   "UPDATE sessions SET status = ?1, result = ?2, "
+                   "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?3");
+  update.bind(session_status_text(status), null_if_empty(result_json), id).run();
+  if (sqlite3_changes(db_.get()) != 1) fail("no session {} in {}", id, path_.string());
+  transaction.commit();
+}
+
+std::optional<SessionRecord> Store::session(int64_t id) {
+  Statement query(db_.get(), fmt::format("SELECT {} FROM sessions WHERE id = ?1", kSessionColumns));
+  query.bind(id);
+  if (!query.step()) return std::nullopt;
+  return read_session(query);
+}
+
+std::vector<SessionRecord> Store::sessions() {
+  Statement query(db_.get(),
+                  fmt::format("SELECT {} FROM sessions ORDER BY id DESC", kSessionColumns));
+  std::vector<SessionRecord> sessions;
+  while (query.step()) sessions.push_back(read_session(query));
+  return sessions;
+}
+
+void Store::set_candidates(int64_t session_id, const std::vector<std::string>& commits) {
+  Transaction transaction(db_.get());
+  Statement clear(db_.get(), "DELETE FROM candidates WHERE session_id = ?1");
+  clear.bind(session_id).run();
+  Statement insert(db_.get(),
+                   "INSERT INTO candidates (session_id, position, commit_id) VALUES (?1, ?2, ?3)");
+  for (size_t i = 0; i < commits.size(); ++i) {
+    sqlite3_reset(insert.get());
+    insert.bind(session_id, static_cast<int64_t>(i), commits[i]).run();
+  }
+  transaction.commit();
+}
+
+std::vector<std::string> Store::candidates_of(int64_t session_id) {
+  Statement query(db_.get(),
+                  "SELECT commit_id FROM candidates WHERE session_id = ?1 ORDER BY position");
+  query.bind(session_id);
+  std::vector<std::string> commits;
+  while (query.step()) commits.push_back(query.text(0));
+  return commits;
+}
+
+int64_t Store::add_step(const StepRecord& step) {
+  Transaction transaction(db_.get());
+  Statement insert(db_.get(),
+                   "INSERT INTO steps (session_id, step, commit_id, role, candidates_left) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5)");
+  insert.bind(step.session_id, step.step, step.commit, step.role, step.candidates_left).run();
+  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  transaction.commit();
+  return id;
+}
+
+int64_t Store::add_verdict(const VerdictRecord& verdict) {
+  Transaction transaction(db_.get());
+  Statement insert(db_.get(),
+                   "INSERT INTO verdicts (session_id, step, commit_id, verdict, p_mwu, p_ks, "
+                   "effect, samples, good_samples, bad_samples, reason) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  insert
+      .bind(verdict.session_id, verdict.step, verdict.commit, verdict_text(verdict.verdict),
+            verdict.p_mwu, verdict.p_ks, verdict.effect, verdict.samples, verdict.good_samples,
+            verdict.bad_samples, verdict.reason)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  transaction.commit();
+  return id;
+}
+
+std::vector<StepRecord> Store::steps_of(int64_t session_id) {
+  Statement query(db_.get(),
+                  "SELECT id, session_id, step, commit_id, role, candidates_left, created_at "
+                  "FROM steps WHERE session_id = ?1 ORDER BY step");
+  query.bind(session_id);
+  std::vector<StepRecord> steps;
+  while (query.step()) {
+    StepRecord step;
+    step.id = query.int64(0);
+    step.session_id = query.int64(1);
+    step.step = static_cast<int>(query.int64(2));
+    step.commit = query.text(3);
+    step.role = query.text(4);
+    step.candidates_left = static_cast<int>(query.int64(5));
+    step.created_at = query.text(6);
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+std::vector<VerdictRecord> Store::verdicts_of(int64_t session_id) {
+  Statement query(db_.get(),
+                  "SELECT id, session_id, step, commit_id, verdict, p_mwu, p_ks, effect, samples, "
+                  "good_samples, bad_samples, reason, created_at FROM verdicts "
+                  "WHERE session_id = ?1 ORDER BY id");
+  query.bind(session_id);
+  std::vector<VerdictRecord> verdicts;
+  while (query.step()) {
+    VerdictRecord verdict;
+    verdict.id = query.int64(0);
+    verdict.session_id = query.int64(1);
+    if (auto step = query.optional_int64(2)) verdict.step = static_cast<int>(*step);
+    verdict.commit = query.text(3);
+    verdict.verdict = parse_verdict(query.text(4));
+    verdict.p_mwu = query.optional_real(5);
+    verdict.p_ks = query.optional_real(6);
+    verdict.effect = query.optional_real(7);
+    verdict.samples = static_cast<int>(query.int64(8));
+    verdict.good_samples = static_cast<int>(query.int64(9));
+    verdict.bad_samples = static_cast<int>(query.int64(10));
+    verdict.reason = query.text(11);
+    verdict.created_at = query.text(12);
+    verdicts.push_back(std::move(verdict));
+  }
+  return verdicts;
+}
+
+void Store::set_baseline(const BaselineRecord& baseline) {
+  Transaction transaction(db_.get());
+  Statement upsert(db_.get(),
+                   "INSERT OR REPLACE INTO baselines (scenario, variant, metric, commit_id, "
+                   "config_hash, median, spread, samples, session_id) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  upsert
+      .bind(baseline.scenario, baseline.variant, baseline.metric, baseline.commit,
+            baseline.config_hash, baseline.median, baseline.spread, baseline.samples,
+            baseline.session_id)
+      .run();
+  transaction.commit();
+}
+
+std::optional<BaselineRecord> Store::baseline(const std::string& scenario,
+                                              const std::string& variant,
+                                              const std::string& metric) {
+  Statement query(db_.get(),
+                  "SELECT commit_id, config_hash, median, spread, samples, session_id, updated_at "
+                  "FROM baselines WHERE scenario = ?1 AND variant = ?2 AND metric = ?3");
+  query.bind(scenario, variant, metric);
+  if (!query.step()) return std::nullopt;
+  BaselineRecord baseline;
+  baseline.scenario = scenario;
+  baseline.variant = variant;
+  baseline.metric = metric;
+  baseline.commit = query.text(0);
+  baseline.config_hash = query.text(1);
+  baseline.median = query.real(2);
+  baseline.spread = query.real(3);
+  baseline.samples = static_cast<int>(query.int64(4));
+  baseline.session_id = query.optional_int64(5);
+  baseline.updated_at = query.text(6);
+  return baseline;
+}
+
+bool Store::try_lock(const std::string& name, std::string* holder) {
+  std::string host = this_host();
+  Transaction transaction(db_.get());
+  Statement current(db_.get(), "SELECT pid, host, acquired_at FROM locks WHERE name = ?1");
+  current.bind(name);
+  if (current.step()) {
+    int64_t pid = current.int64(0);
+    std::string held_by = current.text(1);
+    std::string since = current.text(2);
+    sqlite3_reset(current.get());
+    bool ours_and_dead = held_by == host && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+    if (!ours_and_dead) {
+      if (holder != nullptr)
+        *holder = fmt::format("process {} on {} since {}", pid, held_by, since);
+      return false;
+    }
+    Statement take_over(db_.get(), "DELETE FROM locks WHERE name = ?1");
+    take_over.bind(name).run();
+  }
+  Statement insert(db_.get(), "INSERT INTO locks (name, pid, host) VALUES (?1, ?2, ?3)");
+  insert.bind(name, static_cast<int64_t>(getpid()), host).run();
+  transaction.commit();
+  return true;
+}
+
+void Store::unlock(const std::string& name) {
+  Transaction transaction(db_.get());
+  Statement remove(db_.get(), "DELETE FROM locks WHERE name = ?1 AND pid = ?2 AND host = ?3");
+  remove.bind(name, static_cast<int64_t>(getpid()), this_host()).run();
+  transaction.commit();
+}
+
+}  // namespace kbisect

@@ -1,0 +1,73 @@
+// The results database: the only code that writes SQL. Every write is one BEGIN IMMEDIATE
+// transaction, so a killed process leaves whole rows or none, and several processes can
+// share one database (WAL, busy timeout). Not thread-safe: one Store per thread.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/records.h"
+#include "store/sqlite.h"
+
+namespace kbisect {
+
+class Store {
+ public:
+  // Opens (creating the file and its directory) and migrates to the current schema.
+  explicit Store(const std::filesystem::path& path);
+
+  const std::filesystem::path& path() const { return path_; }
+
+  int64_t insert_build(const BuildRecord& build);
+  // The latest build with this cache key, successful or not.
+  std::optional<BuildRecord> find_build_by_key(const std::string& tree_id,
+                                               const std::string& config_hash,
+                                               const std::string& compiler);
+  std::optional<BuildRecord> build(int64_t id);
+
+  // The run and its samples (their run_id is filled in) in one transaction.
+  int64_t insert_run(const RunRecord& run, const std::vector<SampleRecord>& samples = {});
+  // One sample of an existing run with its metrics, in one transaction.
+  int64_t insert_sample(const SampleRecord& sample);
+  std::vector<RunRecord> runs_of_commit(const std::string& commit);
+  std::vector<SampleRecord> samples_of_commit(const std::string& commit);
+  // The values of one metric (a metric_key()) of the matching samples, oldest first.
+  std::vector<double> samples_for(const SampleFilter& filter, const std::string& metric);
+
+  int64_t create_session(const SessionRecord& session);
+  // Progress while running: replaces the session's result JSON.
+  void update_session(int64_t id, const std::string& result_json);
+  void finish_session(int64_t id, SessionStatus status, const std::string& result_json);
+  std::optional<SessionRecord> session(int64_t id);
+  std::vector<SessionRecord> sessions();  // newest first
+
+  // The candidate commits of a session in rev-list order; replaces any earlier list.
+  void set_candidates(int64_t session_id, const std::vector<std::string>& commits);
+  std::vector<std::string> candidates_of(int64_t session_id);
+
+  int64_t add_step(const StepRecord& step);
+  int64_t add_verdict(const VerdictRecord& verdict);
+  std::vector<StepRecord> steps_of(int64_t session_id);        // by step number
+  std::vector<VerdictRecord> verdicts_of(int64_t session_id);  // in the order added
+
+  void set_baseline(const BaselineRecord& baseline);
+  std::optional<BaselineRecord> baseline(const std::string& scenario, const std::string& variant,
+                                         const std::string& metric);
+
+  // A named lock between processes (e.g. "nightly:<scenario>"). A lock held by a process of
+  // this host that no longer exists is taken over. When it is held, `holder` (if given)
+  // says by whom.
+  bool try_lock(const std::string& name, std::string* holder = nullptr);
+  void unlock(const std::string& name);
+
+ private:
+  int64_t insert_sample_row(const SampleRecord& sample);
+
+  std::filesystem::path path_;
+  Database db_;
+};
+
+}  // namespace kbisect

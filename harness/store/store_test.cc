@@ -1,0 +1,436 @@
+#include "store/store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "common/error.h"
+#include "store/schema.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "store_test.XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    db_path_ = dir_ / "sub/dir/k.db";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Reads one integer with a plain read-only connection, independent of Store.
+  int64_t count(const std::string& sql) {
+    Database db = open_read_only(db_path_);
+    Statement statement(db.get(), sql);
+    EXPECT_TRUE(statement.step());
+    return statement.int64(0);
+  }
+
+  fs::path dir_;
+  fs::path db_path_;
+};
+
+RunRecord a_run(const std::string& commit, Outcome outcome = Outcome::kOk) {
+  RunRecord run;
+  run.commit = commit;
+  run.variant = "nolock";
+  run.host = "h1";
+  run.accel = "tcg";
+  run.outcome = outcome;
+  run.boot_seconds = 1.5;
+  run.workload_seconds = 10;
+  run.console_log = "/logs/console.txt";
+  return run;
+}
+
+SampleRecord a_sample(const std::string& commit, double iops, int metrics = 1) {
+  SampleRecord sample;
+  sample.commit = commit;
+  sample.tree_id = "tree-" + commit;
+  sample.config_hash = "cfg";
+  sample.variant = "nolock";
+  sample.host = "h1";
+  sample.accel = "tcg";
+  sample.boot_seconds = 1.5;
+  sample.kdio_json = R"({"jobs": [{"jobname": "r", "read": {"iops": 1}}]})";
+  sample.metrics["read.iops"] = iops;
+  for (int i = 1; i < metrics; ++i) sample.metrics[fmt::format("m{}", i)] = i;
+  return sample;
+}
+
+TEST_F(StoreTest, MigratesAnEmptyDatabaseAndReopens) {
+  { Store store(db_path_); }
+  EXPECT_TRUE(fs::exists(db_path_));
+  EXPECT_EQ(count("PRAGMA user_version"), schema_version());
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"), 10);
+  Store again(db_path_);  // idempotent: nothing to migrate, nothing fails
+  EXPECT_EQ(count("PRAGMA user_version"), schema_version());
+  Database db = open_read_only(db_path_);
+  Statement mode(db.get(), "PRAGMA journal_mode");
+  ASSERT_TRUE(mode.step());
+  EXPECT_EQ(mode.text(0), "wal");
+}
+
+TEST_F(StoreTest, MigratesAnExistingEmptyFile) {
+  fs::create_directories(db_path_.parent_path());
+  std::ofstream(db_path_).close();
+  Store store(db_path_);
+  EXPECT_EQ(count("PRAGMA user_version"), schema_version());
+}
+
+TEST_F(StoreTest, RefusesADatabaseFromANewerKbisect) {
+  {
+    Database db = open_read_write(db_path_);
+    execute(db.get(), "PRAGMA user_version = 99");
+  }
+  try {
+    Store store(db_path_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("schema version 99, newer than this kbisect understands"));
+  }
+}
+
+TEST_F(StoreTest, ReadOnlyOpenOfAMissingDatabaseSaysWhatToDo) {
+  try {
+    open_read_only(dir_ / "none.db");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("none.db; run kbisect run or bisect first, or pass --db FILE"));
+  }
+}
+
+TEST_F(StoreTest, BuildsAreFoundByCacheKey) {
+  Store store(db_path_);
+  BuildRecord failed{.commit = "c1",
+                     .tree_id = "t1",
+                     .config_hash = "k1",
+                     .compiler = "gcc 12",
+                     .outcome = Outcome::kBuildFailed,
+                     .seconds = 3,
+                     .log_tail = "error: x"};
+  int64_t first = store.insert_build(failed);
+  BuildRecord ok = failed;
+  ok.outcome = Outcome::kOk;
+  ok.image_sha256 = "abc";
+  int64_t second = store.insert_build(ok);
+  EXPECT_NE(first, second);
+  auto found = store.find_build_by_key("t1", "k1", "gcc 12");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->id, second);  // the latest
+  EXPECT_EQ(found->image_sha256, "abc");
+  EXPECT_EQ(found->outcome, Outcome::kOk);
+  EXPECT_FALSE(found->created_at.empty());
+  EXPECT_FALSE(store.find_build_by_key("t1", "k1", "clang"));
+  EXPECT_EQ(store.build(first)->log_tail, "error: x");
+  // A successful build without an image is refused by the schema.
+  ok.image_sha256.reset();
+  EXPECT_THROW(store.insert_build(ok), Error);
+}
+
+TEST_F(StoreTest, RunsAndSamplesAreReadBackByCommitTreeImageAndSession) {
+  Store store(db_path_);
+  BuildRecord build{.commit = "c1",
+                    .tree_id = "tree-c1",
+                    .config_hash = "k",
+                    .compiler = "gcc",
+                    .image_sha256 = "img1",
+                    .outcome = Outcome::kOk};
+  int64_t build_id = store.insert_build(build);
+  SessionRecord session;
+  session.scenario = "demo";
+  int64_t session_id = store.create_session(session);
+
+  RunRecord run = a_run("c1");
+  run.build_id = build_id;
+  std::vector<SampleRecord> samples = {a_sample("c1", 100, 3), a_sample("c1", 110, 3)};
+  for (auto& sample : samples) sample.build_id = build_id;
+  samples[1].session_id = session_id;
+  int64_t run_id = store.insert_run(run, samples);
+  store.insert_run(a_run("c2"), {a_sample("c2", 50)});
+
+  EXPECT_EQ(
+      store.samples_for({.commit = "c1", .config_hash = "cfg", .variant = "nolock"}, "read.iops"),
+      (std::vector<double>{100, 110}));
+  EXPECT_EQ(
+      store.samples_for({.tree_id = "tree-c1", .config_hash = "cfg", .variant = "nolock"}, "m2"),
+      (std::vector<double>{2, 2}));
+  EXPECT_EQ(store.samples_for({.image_sha256 = "img1", .config_hash = "cfg", .variant = "nolock"},
+                              "read.iops"),
+            (std::vector<double>{100, 110}));
+  EXPECT_EQ(
+      store.samples_for(
+          {.commit = "c1", .config_hash = "cfg", .variant = "nolock", .session_id = session_id},
+          "read.iops"),
+      (std::vector<double>{110}));
+  EXPECT_TRUE(
+      store.samples_for({.commit = "c1", .config_hash = "other", .variant = "nolock"}, "read.iops")
+          .empty());
+  EXPECT_TRUE(store.samples_for({.commit = "c1", .config_hash = "cfg", .variant = ""}, "read.iops")
+                  .empty());
+  EXPECT_THROW(store.samples_for({.config_hash = "cfg"}, "read.iops"), Error);
+
+  auto read_back = store.samples_of_commit("c1");
+  ASSERT_EQ(read_back.size(), 2u);
+  EXPECT_EQ(read_back[0].run_id, run_id);
+  EXPECT_EQ(read_back[0].metrics, samples[0].metrics);
+  EXPECT_EQ(read_back[1].session_id, session_id);
+  EXPECT_EQ(read_back[0].kdio_json, samples[0].kdio_json);
+  auto runs = store.runs_of_commit("c1");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].build_id, build_id);
+  EXPECT_EQ(runs[0].boot_seconds, 1.5);
+
+  // insert_sample adds to an existing run.
+  SampleRecord extra = a_sample("c2", 60);
+  extra.run_id = runs[0].id;
+  store.insert_sample(extra);
+  EXPECT_EQ(
+      store.samples_for({.commit = "c2", .config_hash = "cfg", .variant = "nolock"}, "read.iops"),
+      (std::vector<double>{50, 60}));
+}
+
+TEST_F(StoreTest, AFailedWriteLeavesNothingBehind) {
+  Store store(db_path_);
+  SampleRecord broken = a_sample("c1", 1);
+  broken.kdio_json = "{not json";
+  EXPECT_THROW(store.insert_run(a_run("c1"), {a_sample("c1", 1), broken}), Error);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 0);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM samples"), 0);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sample_metrics"), 0);
+  SampleRecord orphan = a_sample("c1", 1);
+  orphan.run_id = 12345;  // no such run: foreign keys are on
+  EXPECT_THROW(store.insert_sample(orphan), Error);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM samples"), 0);
+  // The store is usable afterwards (the transaction was rolled back, not left open).
+  store.insert_run(a_run("c1"), {a_sample("c1", 1)});
+  EXPECT_EQ(count("SELECT COUNT(*) FROM samples"), 1);
+}
+
+TEST_F(StoreTest, FailedOutcomesAreRecorded) {
+  Store store(db_path_);
+  RunRecord run = a_run("c9", Outcome::kBootFailed);
+  run.boot_seconds.reset();
+  run.detail = "Kernel panic - not syncing";
+  store.insert_run(run);
+  auto runs = store.runs_of_commit("c9");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].outcome, Outcome::kBootFailed);
+  EXPECT_FALSE(runs[0].boot_seconds);
+  EXPECT_EQ(runs[0].detail, "Kernel panic - not syncing");
+}
+
+TEST_F(StoreTest, SessionsStepsAndVerdicts) {
+  Store store(db_path_);
+  SessionRecord session;
+  session.kind = SessionKind::kBisect;
+  session.scenario = "demo";
+  session.config_path = "/c.yaml";
+  session.config_hash = "cfg";
+  session.good_refs = {"v6.0", "v5.19"};
+  session.good_commits = {"aaa", "bbb"};
+  session.bad_ref = "HEAD";
+  session.bad_commit = "ccc";
+  session.strategy = "adaptive";
+  session.options_json = R"({"paths":["fs/ext4"]})";
+  int64_t id = store.create_session(session);
+  int64_t other = store.create_session(session);
+
+  store.set_candidates(id, {"c3", "c2", "c1"});
+  store.set_candidates(id, {"c2", "c1"});
+  EXPECT_EQ(store.candidates_of(id), (std::vector<std::string>{"c2", "c1"}));
+
+  store.add_step(
+      {.session_id = id, .step = 1, .commit = "c2", .role = "candidate", .candidates_left = 2});
+  store.add_step(
+      {.session_id = id, .step = 2, .commit = "c1", .role = "candidate", .candidates_left = 1});
+  EXPECT_THROW(store.add_step({.session_id = id, .step = 2, .commit = "c9"}), Error);  // step taken
+  store.add_verdict({.session_id = id,
+                     .step = 1,
+                     .commit = "c2",
+                     .verdict = Verdict::kUndecided,
+                     .p_mwu = 0.2,
+                     .p_ks = 0.3,
+                     .effect = -0.01,
+                     .samples = 3,
+                     .good_samples = 3,
+                     .bad_samples = 3,
+                     .reason = "not significant yet"});
+  store.add_verdict({.session_id = id,
+                     .step = 1,
+                     .commit = "c2",
+                     .verdict = Verdict::kBad,
+                     .p_mwu = 0.001,
+                     .samples = 6,
+                     .reason = "slower"});
+  // A verdict for a step that does not exist is refused.
+  EXPECT_THROW(store.add_verdict({.session_id = id, .step = 7, .commit = "c2"}), Error);
+
+  auto steps = store.steps_of(id);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].commit, "c2");
+  EXPECT_EQ(steps[1].candidates_left, 1);
+  auto verdicts = store.verdicts_of(id);
+  ASSERT_EQ(verdicts.size(), 2u);
+  EXPECT_EQ(verdicts[0].verdict, Verdict::kUndecided);
+  EXPECT_EQ(verdicts[0].p_ks, 0.3);
+  EXPECT_EQ(verdicts[1].verdict, Verdict::kBad);
+  EXPECT_FALSE(verdicts[1].p_ks);
+  EXPECT_EQ(verdicts[1].step, 1);
+  EXPECT_TRUE(store.steps_of(other).empty());
+
+  store.update_session(id, R"({"progress": 2})");
+  EXPECT_EQ(store.session(id)->result_json, R"({"progress": 2})");
+  EXPECT_EQ(store.session(id)->status, SessionStatus::kRunning);
+  store.finish_session(id, SessionStatus::kDone, R"({"culprit": "c2", "verdict": "found"})");
+  auto done = store.session(id);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status, SessionStatus::kDone);
+  EXPECT_FALSE(done->finished_at.empty());
+  EXPECT_EQ(done->good_refs, session.good_refs);
+  EXPECT_EQ(done->good_commits, session.good_commits);
+  EXPECT_EQ(done->bad_commit, "ccc");
+  EXPECT_EQ(done->options_json, session.options_json);
+  EXPECT_THROW(store.finish_session(999, SessionStatus::kDone, ""), Error);
+  EXPECT_THROW(store.update_session(id, "{broken"), Error);
+
+  auto all = store.sessions();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].id, other);  // newest first
+  EXPECT_FALSE(store.session(12345));
+}
+
+TEST_F(StoreTest, BaselinesAreReplaced) {
+  Store store(db_path_);
+  BaselineRecord baseline{.scenario = "demo",
+                          .variant = "",
+                          .metric = "read.iops",
+                          .commit = "c1",
+                          .config_hash = "cfg",
+                          .median = 100,
+                          .spread = 5,
+                          .samples = 5};
+  store.set_baseline(baseline);
+  baseline.commit = "c2";
+  baseline.median = 90;
+  store.set_baseline(baseline);
+  auto read = store.baseline("demo", "", "read.iops");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->commit, "c2");
+  EXPECT_EQ(read->median, 90);
+  EXPECT_FALSE(store.baseline("demo", "", "write.iops"));
+}
+
+// Runs `body` in a forked child with its own connection; returns its exit status.
+pid_t fork_child(const std::function<void()>& body) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int code = 0;
+    try {
+      body();
+    } catch (const std::exception& e) {
+      fprintf(stderr, "child: %s\n", e.what());
+      code = 1;
+    }
+    _exit(code);
+  }
+  return pid;
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST_F(StoreTest, LocksExcludeOthersAndStaleOnesAreTakenOver) {
+  // The child takes the lock and dies without releasing it.
+  pid_t child = fork_child([&] {
+    Store store(db_path_);
+    if (!store.try_lock("nightly:demo")) throw Error("lock not taken");
+  });
+  ASSERT_EQ(wait_exit_code(child), 0);
+  Store store(db_path_);
+  EXPECT_TRUE(store.try_lock("nightly:demo"));  // its holder is gone
+  std::string holder;
+  EXPECT_FALSE(store.try_lock("nightly:demo", &holder));  // now held by a live process: us
+  EXPECT_THAT(holder, HasSubstr(fmt::format("process {} on ", getpid())));
+  store.unlock("nightly:demo");
+  EXPECT_TRUE(store.try_lock("nightly:demo"));
+}
+
+TEST_F(StoreTest, ConcurrentWritersFromTwoProcessesLoseNothing) {
+  constexpr int kRuns = 150;
+  std::vector<pid_t> children;
+  for (const char* host : {"writer-a", "writer-b"}) {
+    children.push_back(fork_child([&, host] {
+      Store store(db_path_);  // both migrate the new database at the same time
+      for (int i = 0; i < kRuns; ++i) {
+        RunRecord run = a_run(fmt::format("c{}", i % 7));
+        run.host = host;
+        SampleRecord sample = a_sample(run.commit, i, 5);
+        sample.host = host;
+        store.insert_run(run, {sample});
+      }
+    }));
+  }
+  for (pid_t child : children) EXPECT_EQ(wait_exit_code(child), 0);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM runs"), 2 * kRuns);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM samples WHERE host = 'writer-a'"), kRuns);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM samples WHERE host = 'writer-b'"), kRuns);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sample_metrics"), 2 * kRuns * 5);
+  EXPECT_EQ(
+      count("SELECT COUNT(*) FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.host != s.host"),
+      0);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
+}
+
+TEST_F(StoreTest, AWriterKilledMidTransactionLeavesNoHalfRows) {
+  // Each transaction is a run with many samples and metrics, so a kill almost always lands
+  // inside one; the check holds whenever it lands.
+  constexpr int kSamplesPerRun = 20;
+  constexpr int kMetrics = 50;
+  { Store store(db_path_); }
+  for (int round = 0; round < 4; ++round) {
+    int64_t before = count("SELECT COUNT(*) FROM runs");
+    pid_t child = fork_child([&] {
+      Store store(db_path_);
+      std::vector<SampleRecord> samples(kSamplesPerRun, a_sample("c1", 1, kMetrics));
+      for (;;) store.insert_run(a_run("c1"), samples);
+    });
+    // Kill once this child has committed something, at a different point each round.
+    while (count("SELECT COUNT(*) FROM runs") <= before)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(3 * round));
+    kill(child, SIGKILL);
+    EXPECT_EQ(wait_exit_code(child), 128 + SIGKILL);
+
+    Store store(db_path_);  // recovers the WAL and can write again
+    store.insert_run(a_run("c2"));
+    EXPECT_EQ(count("SELECT COUNT(*) FROM samples") % kSamplesPerRun, 0);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM (SELECT r.id FROM runs r LEFT JOIN samples s "
+                    "ON s.run_id = r.id WHERE r.commit_id = 'c1' GROUP BY r.id "
+                    "HAVING COUNT(s.id) != 20)"),
+              0);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM (SELECT s.id FROM samples s LEFT JOIN sample_metrics m "
+                    "ON m.sample_id = s.id GROUP BY s.id HAVING COUNT(m.metric) != 50)"),
+              0);
+    EXPECT_EQ(count("SELECT COUNT(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"),
+              0);
+  }
+}
+
+}  // namespace
+}  // namespace kbisect
