@@ -49,6 +49,10 @@ fuzz: deps
 	cp workloads/jobs/*.fio $(FUZZ_CORPUS)/
 	build-fuzz/workloads/kdio/fuzz/jobfile_fuzz -max_total_time=60 \
 		-dict=workloads/kdio/fuzz/jobfile.dict $(FUZZ_CORPUS)
+	cmake --build build-fuzz --target console_frame_fuzz -j $(JOBS)
+	mkdir -p build-fuzz/console-corpus && cp harness/vm/fuzz/corpus/* build-fuzz/console-corpus/
+	build-fuzz/harness/vm/fuzz/console_frame_fuzz -max_total_time=60 \
+		-dict=harness/vm/fuzz/console.dict build-fuzz/console-corpus
 
 FORMAT_FILES = $(shell git ls-files '*.cc' '*.h')
 
