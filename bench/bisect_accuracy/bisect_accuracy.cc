@@ -1,0 +1,250 @@
+// How often each strategy names the right culprit, and at what cost in samples, on simulated
+// regressions: a 64-commit linear history and a 64-commit history with merges; regression
+// {3,5,10,30}% x noise CV {1,5,10}% x {normal, lognormal, bimodal}. Prints one table row per
+// cell and checks the default strategy's targets.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bisect/commit_graph.h"
+#include "bisect/session.h"
+#include "bisect/sim_runner.h"
+#include "bisect/strategy.h"
+
+namespace kbisect {
+namespace {
+
+constexpr int kCommits = 64;
+
+std::string fake_id(uint64_t seed, int i) {
+  std::mt19937_64 random(seed * 1000003 + static_cast<uint64_t>(i));
+  return fmt::format("{:016x}{:016x}{:08x}", random(), random(), random() & 0xffffffffu);
+}
+
+CommitGraph linear_history(uint64_t seed) {
+  CommitGraph graph;
+  for (int i = 0; i < kCommits; ++i) {
+    CommitNode node;
+    node.id = fake_id(seed, i);
+    if (i + 1 < kCommits) node.parents = {i + 1};
+    graph.nodes.push_back(node);
+  }
+  return graph;
+}
+
+// Branches that fork and merge, built oldest first, then listed newest first like rev-list.
+CommitGraph merge_history(uint64_t seed) {
+  std::mt19937 random(static_cast<uint32_t>(seed));
+  std::vector<std::vector<int>> parents{{}};  // creation order; 0 is the root
+  std::vector<int> tips{0};
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(random); };
+  while (static_cast<int>(parents.size()) < kCommits - 1) {
+    double r = std::uniform_real_distribution<double>(0, 1)(random);
+    int created = static_cast<int>(parents.size());
+    if (r < 0.15 && tips.size() >= 2) {
+      size_t a = pick(tips.size()), b = pick(tips.size());
+      if (a == b) continue;
+      parents.push_back({tips[a], tips[b]});
+      tips[a] = created;
+      tips.erase(tips.begin() + static_cast<long>(b));
+    } else if (r < 0.3) {
+      parents.push_back({static_cast<int>(pick(parents.size()))});
+      tips.push_back(created);
+    } else {
+      size_t t = pick(tips.size());
+      parents.push_back({tips[t]});
+      tips[t] = created;
+    }
+  }
+  parents.push_back(tips);  // the final merge (or commit) is bad
+  const int n = static_cast<int>(parents.size());
+  CommitGraph graph;
+  for (int newest = n - 1; newest >= 0; --newest) {
+    CommitNode node;
+    node.id = fake_id(seed, newest);
+    for (int p : parents[newest]) node.parents.push_back(n - 1 - p);
+    graph.nodes.push_back(node);
+  }
+  return graph;
+}
+
+struct Cell {
+  bool merges;
+  NoiseDistribution noise;
+  double regression;
+  double cv;
+};
+
+const char* noise_name(NoiseDistribution noise) {
+  switch (noise) {
+    case NoiseDistribution::kNormal:
+      return "normal";
+    case NoiseDistribution::kLognormal:
+      return "lognormal";
+    case NoiseDistribution::kBimodal:
+      return "bimodal";
+  }
+  return "?";
+}
+
+struct Tally {
+  std::atomic<int> right{0};
+  std::atomic<long> samples{0};
+  std::atomic<int> runs{0};
+};
+
+BisectSpec bench_spec;
+bool show_failures = false;
+
+void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally& tally) {
+  uint64_t seed = static_cast<uint64_t>(run) * 7919 + (cell.merges ? 17 : 0);
+  CommitGraph graph = cell.merges ? merge_history(seed) : linear_history(seed);
+  std::mt19937 random(static_cast<uint32_t>(seed * 31 + 5));
+  int culprit = std::uniform_int_distribution<int>(0, kCommits - 1)(random);
+  std::string good = fake_id(seed, 9999);
+
+  SimSpec sim;
+  sim.seed = seed * 131 + static_cast<uint64_t>(cell.regression * 1000) +
+             static_cast<uint64_t>(cell.cv * 100000);
+  sim.noise = cell.noise;
+  sim.cv = cell.cv;
+  sim.changes = {{graph.nodes[culprit].id, 1 - cell.regression}};
+  SimMeasurer measurer(graph, good, sim);
+
+  SessionInput input;
+  input.graph = &graph;
+  input.good = good;
+  input.metric.name = "read.iops";
+  input.metric.better = Better::kHigher;
+  input.confirm = false;
+  input.spec = bench_spec;
+  auto strategy = make_strategy(strategy_name, input.spec, input.metric);
+  MemoryJournal journal;
+  SessionResult result = run_session(input, *strategy, measurer, journal);
+  tally.runs++;
+  tally.samples += result.samples;
+  if (result.culprit && *result.culprit == graph.nodes[culprit].id) {
+    tally.right++;
+  } else if (show_failures) {
+    int named = -1;
+    for (int i = 0; i < kCommits; ++i) {
+      if (result.culprit && graph.nodes[i].id == *result.culprit) named = i;
+    }
+    fmt::print(stderr, "{} {} {:.0f}%/{:.0f}% run {}: {} node {} instead of {} ({} samples) {}\n",
+               strategy_name, noise_name(cell.noise), cell.regression * 100, cell.cv * 100, run,
+               session_verdict_name(result.verdict), named, culprit, result.samples,
+               result.message);
+  }
+}
+
+int parse_int(const char* text, const char* what) {
+  char* end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value <= 0) {
+    fmt::print(stderr, "bisect_accuracy: {} must be a positive integer, got '{}'\n", what, text);
+    std::exit(2);
+  }
+  return static_cast<int>(value);
+}
+
+int main_impl(int argc, char** argv) {
+  int runs = 200, threads = 2;
+  std::vector<std::string> strategies = strategy_names();
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
+      runs = parse_int(argv[++i], "--runs");
+    } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+      threads = parse_int(argv[++i], "--threads");
+    } else if (!std::strcmp(argv[i], "--show-failures")) {
+      show_failures = true;
+    } else if (!std::strcmp(argv[i], "--max-samples") && i + 1 < argc) {
+      bench_spec.max_samples = parse_int(argv[++i], "--max-samples");
+    } else if (!std::strcmp(argv[i], "--strategy") && i + 1 < argc) {
+      strategies = {argv[++i]};
+    } else {
+      fmt::print(stderr,
+                 "usage: bisect_accuracy [--runs N] [--threads N] [--strategy S] [--max-samples N] "
+                 "[--show-failures]\n");
+      return 2;
+    }
+  }
+  std::vector<Cell> cells;
+  for (bool merges : {false, true}) {
+    for (auto noise :
+         {NoiseDistribution::kNormal, NoiseDistribution::kLognormal, NoiseDistribution::kBimodal}) {
+      for (double regression : {0.03, 0.05, 0.10, 0.30}) {
+        for (double cv : {0.01, 0.05, 0.10}) cells.push_back({merges, noise, regression, cv});
+      }
+    }
+  }
+  std::vector<std::vector<Tally>> tallies(cells.size());
+  for (auto& row : tallies) row = std::vector<Tally>(strategies.size());
+  const long jobs = static_cast<long>(cells.size() * strategies.size()) * runs;
+  std::atomic<long> next{0};
+  auto worker = [&] {
+    for (long job; (job = next++) < jobs;) {
+      long run = job % runs, rest = job / runs;
+      size_t s = static_cast<size_t>(rest % static_cast<long>(strategies.size()));
+      size_t c = static_cast<size_t>(rest / static_cast<long>(strategies.size()));
+      run_one(cells[c], strategies[s], static_cast<int>(run), tallies[c][s]);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (auto& thread : pool) thread.join();
+
+  fmt::print("{} bisections per cell and strategy; accuracy % / mean samples per bisection\n",
+             runs);
+  fmt::print("{:<7} {:<9} {:>4} {:>4}", "history", "noise", "reg", "cv");
+  for (const auto& name : strategies) fmt::print(" | {:>13}", name);
+  fmt::print(" | target (adaptive)\n");
+  int misses = 0;
+  for (size_t c = 0; c < cells.size(); ++c) {
+    const Cell& cell = cells[c];
+    fmt::print("{:<7} {:<9} {:>3.0f}% {:>3.0f}%", cell.merges ? "merges" : "linear",
+               noise_name(cell.noise), cell.regression * 100, cell.cv * 100);
+    std::map<std::string, std::pair<double, double>> score;
+    for (size_t s = 0; s < strategies.size(); ++s) {
+      const Tally& t = tallies[c][s];
+      double accuracy = 100.0 * t.right / std::max(1, t.runs.load());
+      double samples = static_cast<double>(t.samples) / std::max(1, t.runs.load());
+      score[strategies[s]] = {accuracy, samples};
+      fmt::print(" | {:>5.1f}% {:>6.1f}", accuracy, samples);
+    }
+    std::string verdict = "-";
+    if (score.count("adaptive")) {
+      double ratio = cell.regression / cell.cv;
+      double need = ratio >= 2 - 1e-9 ? 99 : (ratio >= 1 - 1e-9 ? 95 : 0);
+      auto [accuracy, samples] = score["adaptive"];
+      if (need > 0) {
+        bool ok = accuracy >= need;
+        verdict = fmt::format(">={:.0f}% {}", need, ok ? "ok" : "MISS");
+        if (score.count("pinpoint")) {
+          auto [p_accuracy, p_samples] = score["pinpoint"];
+          bool cheap = samples <= p_samples / 2 && accuracy >= p_accuracy;
+          verdict += fmt::format(", <=1/2 pinpoint {}", cheap ? "ok" : "MISS");
+          ok = ok && cheap;
+        }
+        misses += !ok;
+      }
+    }
+    fmt::print(" | {}\n", verdict);
+  }
+  fmt::print("cells missing a target: {}\n", misses);
+  return 0;
+}
+
+}  // namespace
+}  // namespace kbisect
+
+int main(int argc, char** argv) {
+  return kbisect::main_impl(argc, argv);
+}

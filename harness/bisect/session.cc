@@ -1,0 +1,350 @@
+#include "bisect/session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+JournalEntry make_entry(JournalEntry::Kind kind, Phase phase, const std::string& commit) {
+  JournalEntry entry;
+  entry.kind = kind;
+  entry.phase = phase;
+  entry.commit = commit;
+  return entry;
+}
+
+class Session {
+ public:
+  Session(const SessionInput& input, const Strategy& strategy, Measurer& measurer,
+          SessionJournal& journal)
+      : input_(input),
+        strategy_(strategy),
+        measurer_(measurer),
+        journal_(journal),
+        state_(*input.graph) {
+    if (input.graph == nullptr || input.graph->nodes.empty()) {
+      fail("internal error: a bisect session needs at least the bad commit as a candidate");
+    }
+    for (size_t i = 0; i < input.graph->nodes.size(); ++i) {
+      index_[input.graph->nodes[i].id] = static_cast<int>(i);
+    }
+  }
+
+  SessionResult run() {
+    for (const auto& entry : journal_.replay()) apply(entry);
+    refresh();
+    for (;;) {
+      if (!aborted_.empty()) return abort(aborted_);
+      Action action = strategy_.next(state_);
+      switch (action.kind) {
+        case Action::Kind::kMeasure:
+          take_sample(id_of(action.commit), Phase::kSearch);
+          break;
+        case Action::Kind::kVerdict: {
+          JournalEntry entry =
+              make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, id_of(action.commit));
+          entry.verdict = action.verdict;
+          record(entry);
+          break;
+        }
+        case Action::Kind::kEndpointsOk:
+          record(make_entry(JournalEntry::Kind::kEndpointsOk, Phase::kSearch, input_.good));
+          break;
+        case Action::Kind::kNoRegression: {
+          SessionResult result = base_result(SessionVerdict::kNoRegression);
+          result.message = action.message;
+          return result;
+        }
+        case Action::Kind::kDone:
+          return finish(action);
+      }
+    }
+  }
+
+ private:
+  std::string id_of(int commit) const {
+    return commit == kGoodEndpoint ? input_.good : input_.graph->nodes.at(commit).id;
+  }
+
+  std::string resolve(std::string id) const {
+    for (int hops = 0; hops < 64; ++hops) {
+      auto alias = aliases_.find(id);
+      if (alias == aliases_.end()) break;
+      id = alias->second;
+    }
+    return id;
+  }
+
+  void record(const JournalEntry& entry) {
+    journal_.append(entry);
+    apply(entry);
+    refresh();
+  }
+
+  void apply(const JournalEntry& entry) {
+    auto& samples = entry.phase == Phase::kSearch ? search_samples_ : confirm_samples_;
+    switch (entry.kind) {
+      case JournalEntry::Kind::kSample:
+        samples[entry.commit].push_back(entry.value);
+        ++attempts_[entry.commit];
+        ++sequence_;
+        break;
+      case JournalEntry::Kind::kFailure:
+        ++attempts_[entry.commit];
+        ++sequence_;
+        (entry.phase == Phase::kSearch ? failures_ : confirm_failures_)[entry.commit] = entry;
+        break;
+      case JournalEntry::Kind::kAlias:
+        if (resolve(entry.detail) != entry.commit) aliases_[entry.commit] = entry.detail;
+        break;
+      case JournalEntry::Kind::kVerdict:
+        if (auto found = index_.find(entry.commit); found != index_.end()) {
+          state_.verdicts.emplace_back(found->second, entry.verdict);
+        }
+        break;
+      case JournalEntry::Kind::kEndpointsOk:
+        state_.endpoints_verified = true;
+        break;
+    }
+  }
+
+  // The strategy's view: every node sees the samples of the commit its image equals.
+  void refresh() {
+    static const std::vector<double> none;
+    auto samples_of = [&](const std::string& id) -> const std::vector<double>& {
+      auto found = search_samples_.find(resolve(id));
+      return found == search_samples_.end() ? none : found->second;
+    };
+    state_.good = samples_of(input_.good);
+    for (size_t i = 0; i < input_.graph->nodes.size(); ++i) {
+      const std::string& id = input_.graph->nodes[i].id;
+      state_.samples[i] = samples_of(id);
+      auto failure = failures_.find(resolve(id));
+      state_.failed[i] = failure != failures_.end() && !counts_as_bad(failure->second);
+    }
+    for (const std::string& endpoint : {input_.good, input_.graph->nodes[0].id}) {
+      auto failure = failures_.find(resolve(endpoint));
+      if (failure != failures_.end() && aborted_.empty()) {
+        aborted_ = fmt::format(
+            "the endpoint {} cannot be measured ({}: {}); pick endpoints "
+            "that build and boot",
+            endpoint, measure_status_name(failure->second.status), failure->second.detail);
+      }
+    }
+  }
+
+  bool counts_as_bad(const JournalEntry& failure) const {
+    return failure.status == MeasureStatus::kBootFailed && input_.spec.boot_failure_is_bad;
+  }
+
+  // One measurement, journaled before anything acts on it.
+  void take_sample(const std::string& commit, Phase phase) {
+    std::string target = resolve(commit);
+    MeasureRequest request{target, attempts_[target], sequence_};
+    Measurement m = measurer_.measure(request);
+    JournalEntry entry = make_entry(JournalEntry::Kind::kSample, phase, target);
+    switch (m.status) {
+      case MeasureStatus::kOk:
+        entry.value = m.value;
+        break;
+      case MeasureStatus::kIdenticalImage:
+        entry.kind = JournalEntry::Kind::kAlias;
+        entry.detail = m.same_as;
+        if (resolve(m.same_as) == target) {
+          fail("the runner says {} has the same image as itself; this is a runner bug", target);
+        }
+        break;
+      default:
+        entry.kind = JournalEntry::Kind::kFailure;
+        entry.status = m.status;
+        entry.detail = m.detail;
+        break;
+    }
+    record(entry);
+    if (entry.kind == JournalEntry::Kind::kFailure && counts_as_bad(entry) &&
+        index_.count(target)) {
+      JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, phase, target);
+      verdict.verdict.kind = VerdictKind::kBad;
+      record(verdict);
+    }
+  }
+
+  SessionResult base_result(SessionVerdict verdict) const {
+    SessionResult result;
+    result.verdict = verdict;
+    for (const auto& [commit, samples] : search_samples_) result.samples += samples.size();
+    for (const auto& [commit, samples] : confirm_samples_) result.samples += samples.size();
+    for (const auto& [commit, verdict_] : state_.verdicts) {
+      (void)verdict_;
+      result.steps += commit != 0;
+    }
+    for (const auto& [commit, failure] : failures_) {
+      if (!counts_as_bad(failure)) result.skipped.push_back(commit);
+    }
+    return result;
+  }
+
+  SessionResult abort(const std::string& why) const {
+    SessionResult result = base_result(SessionVerdict::kAborted);
+    result.message = why;
+    return result;
+  }
+
+  SessionResult finish(const Action& action) {
+    if (action.outcome == SearchOutcome::kNoTestable) {
+      return abort("no candidate commit touches the given paths; check --paths");
+    }
+    if (action.outcome == SearchOutcome::kOnlySkipped) {
+      SessionResult result = base_result(SessionVerdict::kOnlySkipped);
+      for (int node : action.candidates) result.candidates.push_back(id_of(node));
+      result.message = "only skipped commits are left: the culprit is one of the candidates";
+      return result;
+    }
+    std::string culprit = id_of(action.commit);
+    if (!input_.confirm) {
+      SessionResult result = base_result(SessionVerdict::kFound);
+      result.culprit = culprit;
+      return result;
+    }
+    return confirm(culprit, action.commit);
+  }
+
+  int confirm_count() const { return std::max(input_.spec.max_samples, input_.spec.min_samples); }
+
+  // Measures the commits in turn until each has enough samples: always the one with the fewest
+  // (the first on a tie), so a resumed session continues the same order. False when one of
+  // them cannot be measured.
+  bool confirm_samples(const std::vector<std::string>& commits) {
+    for (;;) {
+      const std::string* fewest = nullptr;
+      size_t fewest_count = 0;
+      for (const auto& commit : commits) {
+        std::string target = resolve(commit);
+        if (failures_.count(target) || confirm_failures_.count(target)) return false;
+        size_t count = confirm_samples_[target].size();
+        if (fewest == nullptr || count < fewest_count) fewest = &commit, fewest_count = count;
+      }
+      if (fewest_count >= static_cast<size_t>(confirm_count())) return true;
+      take_sample(*fewest, Phase::kConfirm);
+    }
+  }
+
+  SessionResult confirm(const std::string& culprit, int node) {
+    const CommitNode& culprit_node = input_.graph->nodes.at(node);
+    std::vector<std::string> parents;
+    if (input_.parents_of) {
+      parents = input_.parents_of(culprit);
+    } else {
+      for (int parent : culprit_node.parents) parents.push_back(id_of(parent));
+    }
+    if (parents.empty()) parents.push_back(input_.good);
+
+    std::vector<std::string> commits{culprit};
+    commits.insert(commits.end(), parents.begin(), parents.end());
+    bool parents_worse = false;
+    std::string parent_check;
+    if (!confirm_samples(commits)) {
+      parent_check = "skipped: the culprit or a parent could not be measured";
+    } else {
+      parents_worse = true;
+      for (const auto& parent : parents) {
+        EndpointCheck check =
+            check_endpoints(confirm_samples_[resolve(parent)], confirm_samples_[resolve(culprit)],
+                            input_.metric, input_.spec, true);
+        parents_worse = parents_worse && check.kind == VerdictKind::kBad;
+        parent_check += fmt::format(
+            "{}{} parent {}: {:+.2f}% worse, p = {:.3g}", parent_check.empty() ? "" : "; ",
+            check.kind == VerdictKind::kBad ? "worse than" : "not worse than", parent.substr(0, 12),
+            100 * check.effect, check.p_value);
+      }
+    }
+
+    std::string revert_check;
+    bool revert_contradicts = false;
+    if (!input_.revert) {
+      revert_check = "skipped: the runner cannot revert commits";
+    } else {
+      RevertPlan plan = input_.revert(input_.graph->nodes[0].id, culprit);
+      if (!plan.ok) {
+        revert_check = "skipped: " + plan.reason;
+      } else if (!confirm_samples({plan.measure_id, input_.graph->nodes[0].id})) {
+        revert_check = "skipped: the reverted kernel could not be measured";
+      } else {
+        EndpointCheck check = check_endpoints(confirm_samples_[resolve(plan.measure_id)],
+                                              confirm_samples_[resolve(input_.graph->nodes[0].id)],
+                                              input_.metric, input_.spec, true);
+        revert_contradicts = check.kind != VerdictKind::kBad;
+        revert_check =
+            fmt::format("{}: bad is {:+.2f}% worse than bad with the revert, p = {:.3g}",
+                        revert_contradicts ? "does not fix the regression" : "fixes the regression",
+                        100 * check.effect, check.p_value);
+      }
+    }
+    SessionResult result = base_result(SessionVerdict::kFound);
+    result.culprit = culprit;
+    result.parent_check = parent_check;
+    result.revert_check = revert_check;
+    result.confirmed = parents_worse && !revert_contradicts;
+    return result;
+  }
+
+  const SessionInput& input_;
+  const Strategy& strategy_;
+  Measurer& measurer_;
+  SessionJournal& journal_;
+  SearchState state_;
+  std::map<std::string, int> index_;
+  std::map<std::string, std::vector<double>> search_samples_;
+  std::map<std::string, std::vector<double>> confirm_samples_;
+  std::map<std::string, int> attempts_;
+  std::map<std::string, std::string> aliases_;
+  std::map<std::string, JournalEntry> failures_;  // search phase: these are skipped
+  std::map<std::string, JournalEntry> confirm_failures_;
+  std::string aborted_;
+  int sequence_ = 0;
+};
+
+}  // namespace
+
+const char* measure_status_name(MeasureStatus status) {
+  switch (status) {
+    case MeasureStatus::kOk:
+      return "ok";
+    case MeasureStatus::kBuildFailed:
+      return "build-failed";
+    case MeasureStatus::kBootFailed:
+      return "boot-failed";
+    case MeasureStatus::kOtherFailure:
+      return "failed";
+    case MeasureStatus::kIdenticalImage:
+      return "identical-image";
+  }
+  return "?";
+}
+
+const char* session_verdict_name(SessionVerdict verdict) {
+  switch (verdict) {
+    case SessionVerdict::kFound:
+      return "found";
+    case SessionVerdict::kNoRegression:
+      return "no-regression";
+    case SessionVerdict::kOnlySkipped:
+      return "only-skipped";
+    case SessionVerdict::kAborted:
+      return "aborted";
+  }
+  return "?";
+}
+
+SessionResult run_session(const SessionInput& input, const Strategy& strategy, Measurer& measurer,
+                          SessionJournal& journal) {
+  return Session(input, strategy, measurer, journal).run();
+}
+
+}  // namespace kbisect

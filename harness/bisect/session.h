@@ -1,0 +1,111 @@
+// The bisection state machine: verify the endpoints, search, name the culprit, confirm it.
+// It talks to the world only through a Measurer (commit -> one sample or a classified
+// failure) and a SessionJournal (every sample and verdict, appended as it happens and replayed
+// at start), so a session killed at any moment resumes exactly where it was: no sample lost,
+// none duplicated, same answer.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bisect/commit_graph.h"
+#include "bisect/strategy.h"
+#include "config/scenario.h"
+
+namespace kbisect {
+
+struct MeasureRequest {
+  std::string commit;  // 40-hex id, or a RevertPlan::measure_id
+  int attempt = 0;     // how many times this commit was measured before in this session
+  int sequence = 0;    // how many measurements the session made before this one
+};
+
+enum class MeasureStatus { kOk, kBuildFailed, kBootFailed, kOtherFailure, kIdenticalImage };
+const char* measure_status_name(MeasureStatus status);
+
+struct Measurement {
+  MeasureStatus status = MeasureStatus::kOtherFailure;
+  double value = 0;     // kOk: the metric
+  std::string same_as;  // kIdenticalImage: a commit already measured with the same image
+  std::string detail;   // failures: one line saying why
+};
+
+class Measurer {
+ public:
+  virtual ~Measurer() = default;
+  virtual Measurement measure(const MeasureRequest& request) = 0;
+};
+
+// "Revert `commit` on top of `base`": the lead wires this to libgit2's in-memory revert; the
+// Measurer then measures `measure_id`. ok = false: a conflict (reason names the files).
+struct RevertPlan {
+  bool ok = false;
+  std::string measure_id;
+  std::string reason;
+};
+using RevertFn = std::function<RevertPlan(const std::string& base, const std::string& commit)>;
+
+enum class Phase { kSearch, kConfirm };
+
+struct JournalEntry {
+  enum class Kind { kSample, kFailure, kAlias, kVerdict, kEndpointsOk };
+  Kind kind = Kind::kSample;
+  Phase phase = Phase::kSearch;
+  std::string commit;
+  double value = 0;                           // kSample
+  MeasureStatus status = MeasureStatus::kOk;  // kFailure
+  std::string detail;                         // kFailure: why; kAlias: the commit it equals
+  CommitVerdict verdict;                      // kVerdict
+};
+
+// Append-only: the store implements it with SQLite (one row per entry, committed at once).
+class SessionJournal {
+ public:
+  virtual ~SessionJournal() = default;
+  virtual void append(const JournalEntry& entry) = 0;
+  virtual std::vector<JournalEntry> replay() const = 0;
+};
+
+class MemoryJournal : public SessionJournal {
+ public:
+  void append(const JournalEntry& entry) override { entries_.push_back(entry); }
+  std::vector<JournalEntry> replay() const override { return entries_; }
+
+ private:
+  std::vector<JournalEntry> entries_;
+};
+
+struct SessionInput {
+  const CommitGraph* graph = nullptr;  // candidates; nodes[0] is bad
+  std::string good;                    // the good endpoint's id
+  MetricSpec metric;
+  BisectSpec spec;
+  bool confirm = true;  // culprit vs parent(s) and the revert check after the search
+  RevertFn revert;      // empty: the revert check is skipped
+  // All parents of a commit, also those outside the candidates (libgit2). Empty: the
+  // culprit's parents among the candidates, or else the good endpoint, stand in.
+  std::function<std::vector<std::string>(const std::string& commit)> parents_of;
+};
+
+enum class SessionVerdict { kFound, kNoRegression, kOnlySkipped, kAborted };
+const char* session_verdict_name(SessionVerdict verdict);  // "found", "no-regression", ...
+
+struct SessionResult {
+  SessionVerdict verdict = SessionVerdict::kAborted;
+  std::optional<std::string> culprit;
+  int steps = 0;    // commits that got a verdict
+  int samples = 0;  // measurements that produced a sample, confirmation included
+  bool confirmed = false;
+  std::vector<std::string> skipped;     // commits that could not be measured
+  std::vector<std::string> candidates;  // only-skipped: the culprit is one of these
+  std::string message;                  // why, for no-regression and aborted
+  std::string parent_check;             // e.g. "worse than parent abc123: -9.8%, p = 0.0001"
+  std::string revert_check;             // "fixes the regression", "does not fix", "skipped: ..."
+};
+
+SessionResult run_session(const SessionInput& input, const Strategy& strategy, Measurer& measurer,
+                          SessionJournal& journal);
+
+}  // namespace kbisect

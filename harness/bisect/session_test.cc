@@ -1,0 +1,298 @@
+#include "bisect/session.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "bisect/sim_runner.h"
+#include "bisect/test_graphs.h"
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+using testing::fake_id;
+using testing::good_id;
+using testing::linear_graph;
+
+SimSpec regression_at(const CommitGraph& graph, int culprit, double factor, double cv,
+                      uint64_t seed = 7) {
+  SimSpec sim;
+  sim.seed = seed;
+  sim.cv = cv;
+  sim.changes = {{graph.nodes[culprit].id, factor}};
+  return sim;
+}
+
+SessionInput input_for(const CommitGraph& graph) {
+  SessionInput input;
+  input.graph = &graph;
+  input.good = good_id();
+  input.metric.name = "read.iops";
+  return input;
+}
+
+TEST(Session, FindsAndConfirmsTheCulprit) {
+  CommitGraph graph = linear_graph(32);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.9, 0.02));
+  SessionInput input = input_for(graph);
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    return sim.revert(base, commit);
+  };
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kFound);
+  ASSERT_TRUE(result.culprit);
+  EXPECT_EQ(*result.culprit, fake_id(13));
+  EXPECT_TRUE(result.confirmed) << result.parent_check << " / " << result.revert_check;
+  EXPECT_NE(result.parent_check.find("worse than parent"), std::string::npos);
+  EXPECT_NE(result.revert_check.find("fixes the regression"), std::string::npos);
+  EXPECT_GE(result.steps, 4);
+  EXPECT_TRUE(result.skipped.empty());
+  int samples = 0;
+  for (const auto& entry : journal.replay()) samples += entry.kind == JournalEntry::Kind::kSample;
+  EXPECT_EQ(result.samples, samples);
+}
+
+TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
+  CommitGraph graph = linear_graph(8);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 3, 0.8, 0.01));
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(*result.culprit, fake_id(3));
+  EXPECT_EQ(result.revert_check, "skipped: the runner cannot revert commits");
+  EXPECT_TRUE(result.confirmed);
+
+  input.revert = [](const std::string&, const std::string&) {
+    return RevertPlan{false, "", "conflict in fs/ext4/file.c"};
+  };
+  MemoryJournal again;
+  result = run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, again);
+  EXPECT_EQ(result.revert_check, "skipped: conflict in fs/ext4/file.c");
+}
+
+TEST(Session, NoRegressionSaysWhy) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec;
+  sim_spec.cv = 0.03;
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kNoRegression);
+  EXPECT_FALSE(result.culprit);
+  EXPECT_NE(result.message.find("median"), std::string::npos) << result.message;
+  EXPECT_NE(result.message.find("p = "), std::string::npos) << result.message;
+}
+
+TEST(Session, BuildFailuresAreSkipped) {
+  CommitGraph graph = linear_graph(32);
+  SimSpec sim_spec = regression_at(graph, 20, 0.85, 0.01);
+  for (int node : {16, 15, 24}) sim_spec.outcomes.push_back({fake_id(node), "build-failed"});
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  input.confirm = false;
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kFound);
+  EXPECT_EQ(*result.culprit, fake_id(20));
+  EXPECT_FALSE(result.skipped.empty());
+  for (const auto& id : result.skipped) {
+    EXPECT_TRUE(id == fake_id(16) || id == fake_id(15) || id == fake_id(24)) << id;
+  }
+}
+
+TEST(Session, OnlySkippedCommitsLeftListsThem) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec = regression_at(graph, 6, 0.8, 0.01);
+  sim_spec.outcomes = {{fake_id(6), "boot-failed"}, {fake_id(7), "build-failed"}};
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kOnlySkipped);
+  std::set<std::string> candidates(result.candidates.begin(), result.candidates.end());
+  EXPECT_EQ(candidates, (std::set<std::string>{fake_id(5), fake_id(6), fake_id(7)}));
+}
+
+TEST(Session, BootFailureCanCountAsBad) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec = regression_at(graph, 9, 0.8, 0.01);
+  for (int node = 0; node <= 9; ++node) {
+    if (node != 0) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  }
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  input.spec.boot_failure_is_bad = true;
+  input.confirm = false;
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kFound);
+  EXPECT_EQ(*result.culprit, fake_id(9));
+  EXPECT_TRUE(result.skipped.empty());
+}
+
+TEST(Session, FailingEndpointAborts) {
+  CommitGraph graph = linear_graph(8);
+  SimSpec sim_spec = regression_at(graph, 3, 0.8, 0.01);
+  sim_spec.outcomes = {{fake_id(0), "build-failed"}};
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+  EXPECT_NE(result.message.find("build-failed"), std::string::npos) << result.message;
+}
+
+// Commits whose image equals another's reuse its samples and never boot.
+class IdenticalImages : public Measurer {
+ public:
+  IdenticalImages(Measurer& inner, std::map<std::string, std::string> same)
+      : inner_(inner), same_(std::move(same)) {}
+  Measurement measure(const MeasureRequest& request) override {
+    asked.push_back(request.commit);
+    if (auto found = same_.find(request.commit); found != same_.end()) {
+      Measurement m;
+      m.status = MeasureStatus::kIdenticalImage;
+      m.same_as = found->second;
+      return m;
+    }
+    return inner_.measure(request);
+  }
+  std::vector<std::string> asked;
+
+ private:
+  Measurer& inner_;
+  std::map<std::string, std::string> same_;
+};
+
+TEST(Session, IdenticalImagesReuseSamples) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 5, 0.8, 0.01));
+  // 8 changes nothing that is built: its image is 9's.
+  IdenticalImages measurer(sim, {{fake_id(8), fake_id(9)}});
+  SessionInput input = input_for(graph);
+  input.confirm = false;
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
+  EXPECT_EQ(*result.culprit, fake_id(5));
+  EXPECT_EQ(std::count(measurer.asked.begin(), measurer.asked.end(), fake_id(8)), 1);
+  EXPECT_GT(std::count(measurer.asked.begin(), measurer.asked.end(), fake_id(9)), 0);
+}
+
+// Throws at the Nth measurement: a kill -9 in the middle of a session.
+class Killed : public std::runtime_error {
+ public:
+  Killed() : std::runtime_error("killed") {}
+};
+
+class KillingMeasurer : public Measurer {
+ public:
+  KillingMeasurer(Measurer& inner, int kill_at) : inner_(inner), kill_at_(kill_at) {}
+  Measurement measure(const MeasureRequest& request) override {
+    if (++calls_ == kill_at_) throw Killed();
+    return inner_.measure(request);
+  }
+  int calls() const { return calls_; }
+
+ private:
+  Measurer& inner_;
+  int kill_at_;
+  int calls_ = 0;
+};
+
+using SampleKey = std::tuple<std::string, double, int>;
+
+std::multiset<SampleKey> samples_of(const MemoryJournal& journal) {
+  std::multiset<SampleKey> samples;
+  for (const auto& entry : journal.replay()) {
+    if (entry.kind == JournalEntry::Kind::kSample) {
+      samples.insert({entry.commit, entry.value, static_cast<int>(entry.phase)});
+    }
+  }
+  return samples;
+}
+
+void expect_same(const SessionResult& a, const SessionResult& b) {
+  EXPECT_EQ(a.verdict, b.verdict);
+  EXPECT_EQ(a.culprit, b.culprit);
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.samples, b.samples);
+  EXPECT_EQ(a.confirmed, b.confirmed);
+  EXPECT_EQ(a.skipped, b.skipped);
+  EXPECT_EQ(a.candidates, b.candidates);
+  EXPECT_EQ(a.parent_check, b.parent_check);
+  EXPECT_EQ(a.revert_check, b.revert_check);
+}
+
+void resume_after_every_kill(const std::string& strategy_name) {
+  CommitGraph graph = linear_graph(12);
+  SimSpec sim_spec = regression_at(graph, 4, 0.9, 0.03);
+  sim_spec.outcomes = {{fake_id(7), "build-failed"}};
+  sim_spec.drift_per_sample = 0.0005;
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    return sim.revert(base, commit);
+  };
+  auto strategy = make_strategy(strategy_name, input.spec, input.metric);
+
+  MemoryJournal reference_journal;
+  KillingMeasurer counting(sim, -1);
+  SessionResult reference = run_session(input, *strategy, counting, reference_journal);
+  ASSERT_EQ(reference.verdict, SessionVerdict::kFound);
+  ASSERT_GT(counting.calls(), 20);
+
+  for (int kill_at = 1; kill_at <= counting.calls(); ++kill_at) {
+    SCOPED_TRACE(fmt::format("killed at measurement {}", kill_at));
+    MemoryJournal journal;
+    KillingMeasurer killing(sim, kill_at);
+    EXPECT_THROW(run_session(input, *strategy, killing, journal), Killed);
+    SessionResult resumed = run_session(input, *strategy, sim, journal);
+    expect_same(resumed, reference);
+    EXPECT_EQ(samples_of(journal), samples_of(reference_journal));
+  }
+}
+
+TEST(Session, ResumeAfterKillAtEveryMeasurementAdaptive) {
+  resume_after_every_kill("adaptive");
+}
+TEST(Session, ResumeAfterKillAtEveryMeasurementBayes) {
+  resume_after_every_kill("bayes");
+}
+
+TEST(Session, EveryStrategyFindsAClearRegression) {
+  CommitGraph graph = testing::merge_graph();
+  for (const auto& name : strategy_names()) {
+    SCOPED_TRACE(name);
+    SimMeasurer sim(graph, good_id(), regression_at(graph, 11, 0.7, 0.01));
+    SessionInput input = input_for(graph);
+    input.confirm = false;
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy(name, input.spec, input.metric), sim, journal);
+    EXPECT_EQ(result.verdict, SessionVerdict::kFound);
+    EXPECT_EQ(result.culprit, fake_id(11));
+  }
+}
+
+TEST(Session, UnknownStrategyAndBadConfidenceAreErrors) {
+  BisectSpec spec;
+  MetricSpec metric;
+  EXPECT_THROW(make_strategy("fast", spec, metric), Error);
+  EXPECT_THROW(make_strategy("bayes", spec, metric, 1.5), Error);
+}
+
+}  // namespace
+}  // namespace kbisect

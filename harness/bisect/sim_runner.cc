@@ -1,0 +1,117 @@
+#include "bisect/sim_runner.h"
+
+#include <cmath>
+#include <random>
+
+#include "bisect/midpoint.h"
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+constexpr int kGood = -1;
+const std::string kRevertPrefix = "revert:";
+
+uint64_t mix(uint64_t seed, const std::string& text) {
+  uint64_t h = seed ^ 0x9e3779b97f4a7c15ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+}  // namespace
+
+SimMeasurer::SimMeasurer(const CommitGraph& graph, std::string good, SimSpec spec)
+    : graph_(graph), good_(std::move(good)), spec_(std::move(spec)) {
+  if (spec_.cv < 0) fail("sim.noise.cv must not be negative (got {})", spec_.cv);
+  factor_.assign(graph_.nodes.size(), 1.0);
+  for (const auto& change : spec_.changes) {
+    int node = find(change.commit);
+    if (node == kGood)
+      fail("sim.changes: '{}' is the good endpoint, not a candidate", change.commit);
+    own_factor_[node] = change.factor;
+    // The change reaches every candidate that has it as an ancestor (or is it).
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      auto below = restrict_candidates(graph_, static_cast<int>(i), {}).original;
+      if (std::find(below.begin(), below.end(), node) != below.end()) factor_[i] *= change.factor;
+    }
+  }
+  for (const auto& outcome : spec_.outcomes) {
+    if (outcome.outcome != "build-failed" && outcome.outcome != "boot-failed") {
+      fail("sim.outcomes: unknown outcome '{}'; use build-failed or boot-failed", outcome.outcome);
+    }
+    outcomes_[find(outcome.commit)] = outcome.outcome;
+  }
+}
+
+int SimMeasurer::find(const std::string& reference) const {
+  if (reference.empty()) fail("sim: an empty commit reference; give a sha prefix or a subject");
+  if (good_.rfind(reference, 0) == 0) return kGood;
+  int found = -2;
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    const auto& node = graph_.nodes[i];
+    if (node.id.rfind(reference, 0) == 0 || node.subject == reference) {
+      if (found != -2)
+        fail("sim: '{}' is ambiguous among the candidates; use more of the sha", reference);
+      found = static_cast<int>(i);
+    }
+  }
+  if (found == -2) fail("sim: '{}' is not among the candidate commits", reference);
+  return found;
+}
+
+double SimMeasurer::true_value(const std::string& commit) const {
+  if (commit.rfind(kRevertPrefix, 0) == 0) {
+    auto at = commit.find('@');
+    int reverted = find(commit.substr(kRevertPrefix.size(), at - kRevertPrefix.size()));
+    double base = true_value(commit.substr(at + 1));
+    auto own = own_factor_.find(reverted);
+    return own == own_factor_.end() ? base : base / own->second;
+  }
+  int node = find(commit);
+  return spec_.base * (node == kGood ? 1.0 : factor_[node]);
+}
+
+RevertPlan SimMeasurer::revert(const std::string& base, const std::string& commit) const {
+  RevertPlan plan;
+  plan.ok = true;
+  plan.measure_id = kRevertPrefix + commit + "@" + base;
+  return plan;
+}
+
+Measurement SimMeasurer::measure(const MeasureRequest& request) {
+  Measurement result;
+  if (request.commit.rfind(kRevertPrefix, 0) != 0) {
+    auto outcome = outcomes_.find(find(request.commit));
+    if (outcome != outcomes_.end()) {
+      result.status = outcome->second == "build-failed" ? MeasureStatus::kBuildFailed
+                                                        : MeasureStatus::kBootFailed;
+      result.detail = "sim: configured outcome " + outcome->second;
+      return result;
+    }
+  }
+  std::mt19937_64 random(mix(spec_.seed, request.commit + "#" + std::to_string(request.attempt)));
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  double value = true_value(request.commit);
+  switch (spec_.noise) {
+    case NoiseDistribution::kNormal:
+      value *= 1 + spec_.cv * normal(random);
+      break;
+    case NoiseDistribution::kLognormal: {
+      double sigma = std::sqrt(std::log(1 + spec_.cv * spec_.cv));
+      value *= std::exp(sigma * normal(random) - sigma * sigma / 2);
+      break;
+    }
+    case NoiseDistribution::kBimodal: {
+      double mode = uniform(random) < spec_.p2 ? spec_.mode2 : 1.0;
+      value *= mode * (1 + spec_.cv * normal(random));
+      break;
+    }
+  }
+  value *= 1 + spec_.drift_per_sample * request.sequence;
+  result.status = MeasureStatus::kOk;
+  result.value = value;
+  return result;
+}
+
+}  // namespace kbisect

@@ -1,0 +1,76 @@
+// Search strategies behind one small interface: (candidate DAG, samples and verdicts so far)
+// -> the next sample to take, a verdict to record, or done. next() is a pure function of the
+// state, which is what makes a resumed session take exactly the samples an uninterrupted one
+// would: the session replays its journal into the state and asks again.
+//
+//   adaptive  (default) git's midpoint choice; per commit a sequential likelihood-ratio test
+//             against the endpoint distributions: min_samples first, more only while
+//             undecided, up to max_samples; endpoints re-measured as the search goes on.
+//   bayes     every candidate carries a probability of being the culprit, updated by every
+//             sample; measure where it splits best; stop at the requested confidence.
+//   classic   (comparison) one sample per commit, threshold halfway between endpoint means.
+//   lkp       (comparison) 0-day: 3 samples a side, bad when the ranges separate and the
+//             change exceeds the floor.
+//   pinpoint  (comparison) 10 attempts, p = min(MWU, KS); different at p <= 0.01, else +10
+//             attempts up to 40.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bisect/commit_graph.h"
+#include "bisect/verdict.h"
+#include "config/scenario.h"
+
+namespace kbisect {
+
+// The good endpoint is not a candidate (the candidates are `bad ^good`): it has this index.
+constexpr int kGoodEndpoint = -1;
+
+struct SearchState {
+  const CommitGraph* graph = nullptr;
+  std::vector<double> good;                             // samples of the good endpoint
+  std::vector<std::vector<double>> samples;             // per node; node 0 is the bad endpoint
+  std::vector<bool> failed;                             // per node: could not be measured: skip it
+  std::vector<std::pair<int, CommitVerdict>> verdicts;  // in the order they were made
+  bool endpoints_verified = false;
+
+  explicit SearchState(const CommitGraph& candidates);
+  const std::vector<double>& of(int commit) const;
+  int total_samples() const;
+};
+
+enum class SearchOutcome { kFound, kOnlySkipped, kNoTestable };
+
+struct Action {
+  enum class Kind {
+    kMeasure,       // take one sample of `commit` (`samples`: how many it needs at least)
+    kVerdict,       // record `verdict` for `commit`
+    kEndpointsOk,   // the endpoints differ as configured: start the search
+    kNoRegression,  // they do not: `message` says why
+    kDone,          // `outcome`; kFound: `commit` is the culprit; else `candidates`
+  };
+  Kind kind = Kind::kDone;
+  int commit = -1;
+  int samples = 1;
+  CommitVerdict verdict;
+  std::string message;
+  SearchOutcome outcome = SearchOutcome::kFound;
+  std::vector<int> candidates;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual Action next(const SearchState& state) const = 0;
+};
+
+// name: adaptive | bayes | classic | lkp | pinpoint. confidence is bayes' stopping level.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const BisectSpec& spec,
+                                        const MetricSpec& metric, double confidence = 0.95);
+
+const std::vector<std::string>& strategy_names();
+
+}  // namespace kbisect

@@ -1,0 +1,62 @@
+// Per-commit verdicts: a commit's samples against the good and bad endpoint distributions.
+// Values are compared on a log scale oriented so that "worse" is larger (MetricSpec::better),
+// which makes multiplicative regressions additive and lognormal noise normal.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bisect/statistics.h"
+#include "config/scenario.h"
+
+namespace kbisect {
+
+enum class VerdictKind { kGood, kBad, kUndecided, kSkip };
+const char* verdict_name(VerdictKind kind);  // "good", "bad", "undecided", "skip"
+
+// Log-scale "badness" of a metric value: larger is worse.
+double badness(double value, Better better);
+
+// The endpoint distributions as the likelihood model of the search: a robust center for each
+// endpoint and a shared robust spread, with a heavy-tailed component so that one outlier (a
+// bimodal dip, a noisy boot) cannot decide a verdict on its own.
+struct EndpointModel {
+  double good_center = 0;
+  double bad_center = 0;
+  double sigma = 1;
+  // log f_bad(value) - log f_good(value).
+  double log_likelihood_ratio(double value_badness) const;
+};
+EndpointModel fit_endpoints(std::span<const double> good, std::span<const double> bad,
+                            Better better);
+
+struct CommitVerdict {
+  VerdictKind kind = VerdictKind::kUndecided;
+  double llr = 0;        // summed log likelihood ratio, bad vs good; > 0 leans bad
+  double p_vs_good = 1;  // Mann-Whitney U, one-sided: worse than good
+  double p_vs_bad = 1;   // Mann-Whitney U, one-sided: better than bad
+  double effect = 0;     // relative change of the median against good's, > 0 is worse
+  Shift shift;           // Hodges-Lehmann shift against good, in metric units
+  int samples = 0;
+  int good_samples = 0;
+  int bad_samples = 0;
+};
+
+// Sequential decision: bad once llr >= threshold, good once llr <= -threshold, undecided in
+// between; `final` forces the nearer side (the sample cap is reached).
+CommitVerdict classify(std::span<const double> samples, std::span<const double> good,
+                       std::span<const double> bad, Better better, double threshold, bool final);
+
+// Good vs bad before the search: bad must be worse by at least min_effect with a one-sided
+// Mann-Whitney p <= alpha. kUndecided means more samples may still settle it.
+struct EndpointCheck {
+  VerdictKind kind = VerdictKind::kUndecided;  // kBad: a regression to bisect; kGood: none
+  double p_value = 1;
+  double effect = 0;
+  std::string message;  // for kGood: medians, spread and p, and what to do
+};
+EndpointCheck check_endpoints(std::span<const double> good, std::span<const double> bad,
+                              const MetricSpec& metric, const BisectSpec& spec, bool final);
+
+}  // namespace kbisect
