@@ -33,6 +33,12 @@ int authorize(void* data, int action, const char* arg1, const char* arg2, const 
               const char*) {
   auto* guard = static_cast<Guard*>(data);
   auto arg = [](const char* text) { return std::string(text != nullptr ? text : ""); };
+  std::string table = arg(arg1);
+  if ((action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE) &&
+      (table == "sqlite_master" || table == "sqlite_temp_master" || table == "sqlite_schema")) {
+    guard->refusal = "schema changes (CREATE, DROP, ALTER) are not allowed";
+    return SQLITE_DENY;
+  }
   switch (action) {
     case SQLITE_SELECT:
     case SQLITE_READ:

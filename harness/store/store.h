@@ -1,6 +1,7 @@
 // The results database: the only code that writes SQL. Every write is one BEGIN IMMEDIATE
 // transaction, so a killed process leaves whole rows or none, and several processes can
-// share one database (WAL, busy timeout). Not thread-safe: one Store per thread.
+// share one database (WAL, busy timeout). Not thread-safe: one Store per thread, and open a
+// new one after fork() (SQLite connections must not cross a fork).
 #pragma once
 
 #include <cstdint>
