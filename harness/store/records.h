@@ -114,6 +114,33 @@ struct VerdictRecord {
   std::string created_at;
 };
 
+// One entry of a session's journal (bisect/session.h): what the search did, in order, so a
+// killed session replays it and continues. kind, phase and status are the bisect engine's
+// words; the store keeps them as given.
+struct JournalRecord {
+  int64_t id = 0;
+  int64_t session_id = 0;
+  std::string kind;   // sample | failure | alias | verdict | endpoints-ok
+  std::string phase;  // search | confirm
+  std::string commit;
+  std::optional<double> value;  // sample: the metric
+  std::string status;           // failure: why, as a measure status
+  std::string detail;
+  std::string verdict_json;       // verdict: the engine's verdict; "" otherwise
+  std::optional<int64_t> run_id;  // sample, failure: the run it came from (journaled once)
+  std::string created_at;
+};
+
+// A run of a session that no journal entry refers to: stored by a process that was killed
+// before it journaled it.
+struct UnjournaledRun {
+  int64_t run_id = 0;
+  std::string commit;
+  Outcome outcome = Outcome::kOk;
+  std::string detail;
+  std::optional<double> value;  // the metric of its (first) sample, if it has one
+};
+
 // The reference a nightly run compares against, per scenario, variant and metric.
 struct BaselineRecord {
   std::string scenario;

@@ -153,6 +153,24 @@ CREATE TABLE locks (
   acquired_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 ) WITHOUT ROWID;
 )sql",
+    // 2: the bisection journal, one row per entry of bisect/session.h's SessionJournal.
+    R"sql(
+CREATE TABLE journal (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  phase TEXT NOT NULL,
+  commit_id TEXT NOT NULL,
+  value REAL,
+  status TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  verdict TEXT CHECK (verdict IS NULL OR json_valid(verdict)),
+  run_id INTEGER REFERENCES runs (id),
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX journal_by_session ON journal (session_id, id);
+CREATE UNIQUE INDEX journal_by_run ON journal (run_id) WHERE run_id IS NOT NULL;
+)sql",
 };
 
 }  // namespace

@@ -387,6 +387,67 @@ std::vector<VerdictRecord> Store::verdicts_of(int64_t session_id) {
   return verdicts;
 }
 
+int64_t Store::append_journal(const JournalRecord& record) {
+  Transaction transaction(db_.get());
+  Statement insert(
+      db_.get(),
+      "INSERT INTO journal (session_id, kind, phase, commit_id, value, status, detail, "
+      "verdict, run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  insert
+      .bind(record.session_id, record.kind, record.phase, record.commit, record.value,
+            record.status, record.detail, null_if_empty(record.verdict_json), record.run_id)
+      .run();
+  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  transaction.commit();
+  return id;
+}
+
+std::vector<JournalRecord> Store::journal_of(int64_t session_id) {
+  Statement query(db_.get(),
+                  "SELECT id, session_id, kind, phase, commit_id, value, status, detail, verdict, "
+                  "run_id, created_at FROM journal WHERE session_id = ?1 ORDER BY id");
+  query.bind(session_id);
+  std::vector<JournalRecord> records;
+  while (query.step()) {
+    JournalRecord record;
+    record.id = query.int64(0);
+    record.session_id = query.int64(1);
+    record.kind = query.text(2);
+    record.phase = query.text(3);
+    record.commit = query.text(4);
+    record.value = query.optional_real(5);
+    record.status = query.text(6);
+    record.detail = query.text(7);
+    record.verdict_json = query.text(8);
+    record.run_id = query.optional_int64(9);
+    record.created_at = query.text(10);
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+std::vector<UnjournaledRun> Store::unjournaled_runs(int64_t session_id,
+                                                    const std::string& metric_key) {
+  Statement query(db_.get(),
+                  "SELECT r.id, r.commit_id, r.outcome, r.detail, "
+                  "(SELECT m.value FROM samples s JOIN sample_metrics m ON m.sample_id = s.id "
+                  "WHERE s.run_id = r.id AND m.metric = ?2 ORDER BY s.id LIMIT 1) "
+                  "FROM runs r WHERE r.session_id = ?1 AND NOT EXISTS "
+                  "(SELECT 1 FROM journal j WHERE j.run_id = r.id) ORDER BY r.id");
+  query.bind(session_id, metric_key);
+  std::vector<UnjournaledRun> runs;
+  while (query.step()) {
+    UnjournaledRun run;
+    run.run_id = query.int64(0);
+    run.commit = query.text(1);
+    run.outcome = parse_outcome(query.text(2));
+    run.detail = query.text(3);
+    run.value = query.optional_real(4);
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
 void Store::set_baseline(const BaselineRecord& baseline) {
   Transaction transaction(db_.get());
   Statement upsert(db_.get(),

@@ -54,6 +54,13 @@ class Store {
   std::vector<StepRecord> steps_of(int64_t session_id);        // by step number
   std::vector<VerdictRecord> verdicts_of(int64_t session_id);  // in the order added
 
+  // The session journal: appended entries are committed at once; a run is journaled at most
+  // once (a second entry for the same run_id is refused).
+  int64_t append_journal(const JournalRecord& record);
+  std::vector<JournalRecord> journal_of(int64_t session_id);  // in the order appended
+  // Runs of the session without a journal entry, oldest first, with the value of `metric_key`.
+  std::vector<UnjournaledRun> unjournaled_runs(int64_t session_id, const std::string& metric_key);
+
   void set_baseline(const BaselineRecord& baseline);
   std::optional<BaselineRecord> baseline(const std::string& scenario, const std::string& variant,
                                          const std::string& metric);

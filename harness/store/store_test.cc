@@ -74,7 +74,7 @@ TEST_F(StoreTest, MigratesAnEmptyDatabaseAndReopens) {
   { Store store(db_path_); }
   EXPECT_TRUE(fs::exists(db_path_));
   EXPECT_EQ(count("PRAGMA user_version"), schema_version());
-  EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"), 10);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"), 11);
   Store again(db_path_);  // idempotent: nothing to migrate, nothing fails
   EXPECT_EQ(count("PRAGMA user_version"), schema_version());
   Database db = open_read_only(db_path_);
@@ -88,6 +88,24 @@ TEST_F(StoreTest, MigratesAnExistingEmptyFile) {
   std::ofstream(db_path_).close();
   Store store(db_path_);
   EXPECT_EQ(count("PRAGMA user_version"), schema_version());
+}
+
+TEST_F(StoreTest, UpgradesAnOlderSchema) {
+  {
+    Store store(db_path_);
+    SessionRecord session;
+    session.scenario = "kept";
+    store.create_session(session);
+  }
+  {
+    // What a version 1 database looked like: no journal yet.
+    Database db = open_read_write(db_path_);
+    execute(db.get(), "DROP TABLE journal; PRAGMA user_version = 1");
+  }
+  Store store(db_path_);
+  EXPECT_EQ(count("PRAGMA user_version"), schema_version());
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE name = 'journal'"), 1);
+  EXPECT_EQ(store.sessions().at(0).scenario, "kept");
 }
 
 TEST_F(StoreTest, RefusesADatabaseFromANewerKbisect) {
@@ -310,6 +328,71 @@ TEST_F(StoreTest, SessionsStepsAndVerdicts) {
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].id, other);  // newest first
   EXPECT_FALSE(store.session(12345));
+}
+
+TEST_F(StoreTest, JournalAndTheRunsItHasNotSeen) {
+  Store store(db_path_);
+  SessionRecord session;
+  int64_t id = store.create_session(session);
+  RunRecord run = a_run("c1");
+  run.session_id = id;
+  int64_t measured = store.insert_run(run, {a_sample("c1", 123)});
+  RunRecord failed = a_run("c2", Outcome::kBuildFailed);
+  failed.session_id = id;
+  failed.detail = "error: x";
+  int64_t broken = store.insert_run(failed);
+  store.insert_run(a_run("c3"));  // another session's (none): never reported
+
+  store.append_journal(
+      {.session_id = id, .kind = "endpoints-ok", .phase = "search", .commit = "c0"});
+  store.append_journal({.session_id = id,
+                        .kind = "sample",
+                        .phase = "search",
+                        .commit = "c1",
+                        .value = 123,
+                        .run_id = measured});
+  // Each run is journaled once.
+  EXPECT_THROW(store.append_journal(
+                   {.session_id = id, .kind = "sample", .commit = "c1", .run_id = measured}),
+               Error);
+  auto runs = store.unjournaled_runs(id, "read.iops");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run_id, broken);
+  EXPECT_EQ(runs[0].commit, "c2");
+  EXPECT_EQ(runs[0].outcome, Outcome::kBuildFailed);
+  EXPECT_EQ(runs[0].detail, "error: x");
+  EXPECT_FALSE(runs[0].value);
+
+  store.append_journal({.session_id = id,
+                        .kind = "failure",
+                        .phase = "search",
+                        .commit = "c2",
+                        .status = "build-failed",
+                        .run_id = broken});
+  store.append_journal({.session_id = id,
+                        .kind = "verdict",
+                        .phase = "confirm",
+                        .commit = "c1",
+                        .verdict_json = R"({"kind": "bad"})"});
+  EXPECT_TRUE(store.unjournaled_runs(id, "read.iops").empty());
+  auto journal = store.journal_of(id);
+  ASSERT_EQ(journal.size(), 4u);
+  EXPECT_EQ(journal[0].kind, "endpoints-ok");
+  EXPECT_FALSE(journal[0].run_id);
+  EXPECT_EQ(journal[1].value, 123);
+  EXPECT_EQ(journal[1].run_id, measured);
+  EXPECT_EQ(journal[2].status, "build-failed");
+  EXPECT_EQ(journal[3].verdict_json, R"({"kind": "bad"})");
+  EXPECT_EQ(journal[3].phase, "confirm");
+
+  // A run whose journal entry was lost reports its sample's value.
+  RunRecord again = a_run("c4");
+  again.session_id = id;
+  store.insert_run(again, {a_sample("c4", 77)});
+  runs = store.unjournaled_runs(id, "read.iops");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].value, 77);
+  EXPECT_FALSE(store.unjournaled_runs(id, "write.iops")[0].value);
 }
 
 TEST_F(StoreTest, BaselinesAreReplaced) {
