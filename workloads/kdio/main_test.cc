@@ -136,7 +136,7 @@ TEST_F(KdioBinary, SigintStopsAndMarksTheReport) {
   std::vector<std::string> args = randread_job();
   args.push_back("--time_based");
   args.push_back("--runtime=60");
-  Outcome o = run(args, 700, SIGINT);
+  Outcome o = run(args, 1500, SIGINT);
   EXPECT_NE(o.status, 0);
   auto root = nlohmann::json::parse(o.out);
   EXPECT_EQ(root["kdio"]["interrupted"], true);
@@ -149,7 +149,7 @@ TEST_F(KdioBinary, SigtermReachesForkedJobs) {
   args.push_back("--time_based");
   args.push_back("--runtime=60");
   args.push_back("--numjobs=2");
-  Outcome o = run(args, 700, SIGTERM);
+  Outcome o = run(args, 1500, SIGTERM);
   EXPECT_NE(o.status, 0);
   auto root = nlohmann::json::parse(o.out);
   EXPECT_EQ(root["kdio"]["interrupted"], true);
