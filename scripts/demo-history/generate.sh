@@ -44,7 +44,7 @@ done
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES \
   GIT_NAMESPACE GIT_CEILING_DIRECTORIES GIT_TEMPLATE_DIR
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null LC_ALL=C TZ=UTC
-git() { command git -c core.autocrlf=false -c core.safecrlf=false -c gc.auto=0 "$@"; }
+git() { command git -c core.autocrlf=false -c core.safecrlf=false -c core.attributesFile=/dev/null -c gc.auto=0 "$@"; }
 
 series=$here/series.$mode
 [[ -f $series ]] || die "missing series file $series"
