@@ -141,6 +141,12 @@ void Worker::setup() {
     total += file.size;
   }
   io_per_loop_ = job_.io_size != 0 ? job_.io_size : total;
+  uint64_t largest_min_bs =
+      std::max(reads ? job_.block_size[0].min : 0, writes ? job_.block_size[1].min : 0);
+  if (io_per_loop_ < largest_min_bs) {
+    run_fail("job {}: io_size/size {} is smaller than the block size {}; raise size or lower bs",
+             job_.name, io_per_loop_, largest_min_bs);
+  }
 
   int depth =
       job_.engine == Engine::kPsync || job_.engine == Engine::kSync ? 1 : std::max(1, job_.iodepth);
@@ -205,9 +211,13 @@ bool Worker::plan(IoUnit& unit) {
   const BlockSizeRange& bs = job_.block_size[static_cast<int>(dir)];
   uint64_t len = bs.min;
   if (bs.max != bs.min) len = bs.min * (1 + rng_.below(bs.max / bs.min));
-  if (!job_.time_based && loop_issued_ + len > io_per_loop_) {
-    // The last unit of a loop: never transfer more than was asked for.
-    if (io_per_loop_ - loop_issued_ < bs.min) return false;
+  if (loop_issued_ + len > io_per_loop_) {
+    // The last unit of a loop: never transfer more than was asked for; a remainder smaller
+    // than the block size ends the loop.
+    if (io_per_loop_ - loop_issued_ < bs.min) {
+      loop_issued_ = io_per_loop_;
+      return plan(unit);
+    }
     len = (io_per_loop_ - loop_issued_) / bs.min * bs.min;
   }
   int file = next_file_;

@@ -134,6 +134,13 @@ TEST_F(WorkerTest, LoopsAndIoSize) {
   expect_counts(run(job).dir[0], 3 * kMiB / 2, 384, false);
 }
 
+TEST_F(WorkerTest, ARemainderSmallerThanTheBlockSizeEndsEachLoop) {
+  Job job = make_job(Engine::kPsync, Pattern::kRead, kMiB, 64 * 1024);
+  job.io_size = 100 * 1024;  // one 64 KiB unit fits, the 36 KiB rest does not
+  job.loops = 3;
+  expect_counts(run(job).dir[0], 3 * 64 * 1024, 3, false);
+}
+
 TEST_F(WorkerTest, BlockSizeRangeStaysInRangeAndInTotal) {
   Job job = make_job(Engine::kPsync, Pattern::kRandWrite, 4 * kMiB, 4096);
   job.block_size[1] = {4096, 65536};
