@@ -60,14 +60,14 @@ void TestRepo::remove(const std::string& path) const {
 }
 
 std::string TestRepo::commit(const std::string& message) {
-  date_ += date_step_;
+  date_ += 60;
   git({"add", "-A"});
   git({"commit", "-q", "--allow-empty", "-m", message});
   return git({"rev-parse", "HEAD"});
 }
 
 std::string TestRepo::merge(const std::string& branch, const std::string& message) {
-  date_ += date_step_;
+  date_ += 60;
   git({"merge", "-q", "--no-ff", "-m", message, branch});
   return git({"rev-parse", "HEAD"});
 }

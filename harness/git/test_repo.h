@@ -40,16 +40,11 @@ class TestRepo {
   // `git merge --no-ff` of `branch` into the current branch; returns the merge commit id.
   std::string merge(const std::string& branch, const std::string& message);
 
-  // Every later commit gets this same date (to test git's order among equal dates) when
-  // `step` is 0; the default is one minute more for each commit.
-  void set_date_step(int64_t step) { date_step_ = step; }
-
  private:
   std::string date() const;
 
   TempDir dir_;
-  int64_t date_ = 1700000000;
-  int64_t date_step_ = 60;
+  int64_t date_ = 1700000000;  // one minute more for each commit
 };
 
 // Lines of `text`, without empty ones.
