@@ -9,6 +9,8 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <regex>
 #include <thread>
 
 #include "common/error.h"
@@ -113,6 +115,28 @@ std::string qemu_option_value(const fs::path& path) {
   std::string text;
   for (char c : path.string()) text += c == ',' ? std::string(",,") : std::string(1, c);
   return text;
+}
+
+// The uid:gid QEMU runs as under this driver (the DAC base label in the capabilities), or
+// nullopt when it does not say.
+std::optional<std::pair<uid_t, gid_t>> qemu_identity(virConnectPtr connection) {
+  Unique<char, ::free> capabilities(virConnectGetCapabilities(connection));
+  if (!capabilities) return std::nullopt;
+  static const std::regex kLabel(R"(<baselabel type='(?:kvm|qemu)'>\+(\d+):\+(\d+)</baselabel>)");
+  std::cmatch match;
+  if (!std::regex_search(capabilities.get(), match, kLabel)) return std::nullopt;
+  return std::pair<uid_t, gid_t>(std::stoul(match[1].str()), std::stoul(match[2].str()));
+}
+
+// libvirt hands the kernel, initrd and console file to QEMU's user itself, but not a drive it
+// does not manage (the NVMe backing file on <qemu:commandline>): give that file to the user.
+void give_backing_file_to_qemu(virConnectPtr connection, const fs::path& image) {
+  auto identity = qemu_identity(connection);
+  if (!identity || ::geteuid() != 0) return;
+  if (::chown(image.c_str(), identity->first, identity->second) != 0) {
+    fail("cannot hand {} to QEMU's user {}:{}: {}", image.string(), identity->first,
+         identity->second, errno_text(errno));
+  }
 }
 
 }  // namespace
@@ -297,6 +321,9 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   // The test driver rejects the flag.
   unsigned int flags =
       type != nullptr && std::string_view(type) == "QEMU" ? VIR_DOMAIN_START_AUTODESTROY : 0;
+  if (plan.device == DeviceKind::kEmulatedNvme && is_local_uri(uri_)) {
+    give_backing_file_to_qemu(connection_.get(), plan.disk_image);
+  }
   std::string xml = domain_xml(plan, console_log);
   VirDomain domain(virDomainCreateXML(connection_.get(), xml.c_str(), flags));
   if (!domain) return {VmEnd::kStartFailed, fmt::format("libvirt: {}", libvirt_error())};

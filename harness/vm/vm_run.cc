@@ -58,7 +58,8 @@ void ConsoleLog::line(std::string_view text) {
     return;
   }
   out_.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out_ << '\n';
+  // Flushed per line: the log can be followed while the VM runs.
+  out_ << '\n' << std::flush;
   written_ += text.size() + 1;
 }
 

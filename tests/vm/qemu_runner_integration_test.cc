@@ -1,0 +1,148 @@
+// The qemu runner against a real guest kernel: a short kdio job on ext4 and on xfs, a kernel
+// that panics, a guest that never reaches init, a stale QEMU swept, and SIGTERM mid-run.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/interrupt.h"
+#include "tests/vm/vm_test_support.h"
+#include "vm/qemu_runner.h"
+
+namespace kbisect::testing {
+namespace {
+
+class QemuRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    kernel_ = test_kernel();
+    if (kernel_.empty() || !fs::is_regular_file(kernel_)) GTEST_FAIL() << missing_kernel_message();
+    dir_ = fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override {
+    EXPECT_EQ(qemu_processes_of(::getpid()), "") << "a QEMU process was left behind";
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  RunResult run(Scenario& scenario) {
+    QemuRunner runner(test_context(dir_));
+    RunRequest request;
+    request.kernel_image = kernel_;
+    request.scenario = &scenario;
+    request.log_dir = dir_ / "logs";
+    return runner.run(request);
+  }
+
+  std::string console(const RunResult& result) {
+    std::ifstream in(result.console_log);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  fs::path kernel_;
+  fs::path dir_;
+};
+
+void expect_job_result(const RunResult& result) {
+  ASSERT_EQ(outcome_name(result.outcome), std::string("ok")) << result.detail;
+  auto json = nlohmann::json::parse(result.kdio_json);
+  ASSERT_FALSE(json["jobs"].empty());
+  EXPECT_GT(result.boot_seconds, 0);
+  EXPECT_GT(result.workload_seconds, 0);
+  EXPECT_EQ(result.accel, "tcg");
+}
+
+TEST_F(QemuRunnerTest, ShortJobOnExt4) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  RunResult result = run(scenario);
+  expect_job_result(result);
+  EXPECT_NE(console(result).find("KBISECT-PROGRESS mkfs-done"), std::string::npos);
+}
+
+TEST_F(QemuRunnerTest, ShortJobOnXfs) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kXfs);
+  expect_job_result(run(scenario));
+}
+
+TEST_F(QemuRunnerTest, PanickingKernelIsBootFailed) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  // No initramfs init and no root device: the kernel panics, panic=-1 ends the VM.
+  scenario.kernel.cmdline_extra = "rdinit=/nonexistent root=/dev/nonexistent";
+  RunResult result = run(scenario);
+  EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
+  EXPECT_NE(result.detail.find("Kernel panic"), std::string::npos) << result.detail;
+}
+
+TEST_F(QemuRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  // busybox sleep as PID 1 (arguments after "--" go to init) never reports in: the boot
+  // deadline ends the VM.
+  scenario.kernel.cmdline_extra = "rdinit=/bin/busybox -- sleep 3600";
+  scenario.vm.boot_timeout_seconds = 15;
+  RunResult result = run(scenario);
+  EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
+  EXPECT_NE(result.detail.find("no init within 15 s"), std::string::npos) << result.detail;
+}
+
+TEST_F(QemuRunnerTest, FailingMkfsIsWorkloadFailed) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kXfs);
+  scenario.filesystem.mkfs_options = {"-b", "size=3"};
+  RunResult result = run(scenario);
+  EXPECT_EQ(outcome_name(result.outcome), std::string("workload-failed"));
+  EXPECT_NE(result.detail.find("stage=mkfs"), std::string::npos) << result.detail;
+}
+
+TEST_F(QemuRunnerTest, StaleQemuOfADeadRunIsSwept) {
+  // A process that is gone: its pid names the leftover VM.
+  pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  std::string name = fmt::format("kbisect-{}-1", dead);
+  fs::create_directories(dir_ / "vms");
+  run_checked({"qemu-system-x86_64", "-name", name + ",debug-threads=on", "-accel", "tcg",
+               "-nodefaults", "-display", "none", "-S", "-daemonize", "-pidfile",
+               (dir_ / "vms" / (name + ".pid")).string()});
+  ASSERT_NE(qemu_processes_of(dead), "");
+  QemuRunner runner(test_context(dir_));
+  for (int i = 0; i < 50 && !qemu_processes_of(dead).empty(); ++i) ::usleep(100000);
+  EXPECT_EQ(qemu_processes_of(dead), "");
+  EXPECT_FALSE(fs::exists(dir_ / "vms" / (name + ".pid")));
+}
+
+TEST_F(QemuRunnerTest, SigtermMidRunLeavesNoQemu) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  scenario.vm.boot_timeout_seconds = 120;
+  pid_t child = ::fork();
+  if (child == 0) {
+    try {
+      run(scenario);
+    } catch (const Interrupted&) {
+      ::_exit(42);
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  // Wait for the guest to report in, then stop the kbisect process.
+  fs::path log = dir_ / "logs" / "console-1.log";
+  for (int i = 0; i < 600; ++i) {
+    std::ifstream in(log);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (text.str().find("KBISECT-PROGRESS init") != std::string::npos) break;
+    ::usleep(100000);
+  }
+  EXPECT_NE(qemu_processes_of(child), "");
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+  EXPECT_EQ(qemu_processes_of(child), "");
+}
+
+}  // namespace
+}  // namespace kbisect::testing

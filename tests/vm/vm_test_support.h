@@ -1,0 +1,70 @@
+// Shared by the VM integration tests: the test kernel, a scenario with a short kdio job,
+// and a check that no VM of a given kbisect process is left.
+#pragma once
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "common/process.h"
+#include "config/scenario.h"
+#include "vm/vm_run.h"
+
+namespace kbisect::testing {
+
+namespace fs = std::filesystem;
+
+// The kernel image under test: KBISECT_TEST_KERNEL (environment, or the CMake cache variable
+// of the same name which the test's environment carries). Empty when not given.
+inline fs::path test_kernel() {
+  const char* kernel = std::getenv("KBISECT_TEST_KERNEL");
+  return kernel != nullptr ? fs::path(kernel) : fs::path();
+}
+
+inline std::string missing_kernel_message() {
+  return "KBISECT_TEST_KERNEL is not set (or not a file): these tests boot a real guest kernel. "
+         "Build one (tinyconfig + vmimages/kconfig/guest.config) and configure with "
+         "-DKBISECT_TEST_KERNEL=/path/to/bzImage or export KBISECT_TEST_KERNEL";
+}
+
+inline fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / fmt::format("kbisect-vm-test-{}-{}", ::getpid(), name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+inline Scenario short_job_scenario(const fs::path& workdir, FilesystemKind filesystem) {
+  Scenario scenario;
+  scenario.name = "vm-integration";
+  scenario.workdir = workdir;
+  scenario.vm.vcpus = 2;
+  scenario.vm.memory_mib = 512;
+  scenario.vm.boot_timeout_seconds = 60;
+  scenario.vm.workload_timeout_seconds = 300;
+  scenario.device.image = workdir / "nvme.img";
+  scenario.device.size_bytes = 1ull << 30;
+  scenario.filesystem.kind = filesystem;
+  scenario.filesystem.mount_options = "noatime";
+  scenario.workload.job_files = {KBISECT_SOURCE_DIR "/tests/vm/jobs/short-randread.fio"};
+  return scenario;
+}
+
+inline RunnerContext test_context(const fs::path& workdir) {
+  RunnerContext context;
+  context.workdir = workdir;
+  context.image.kdio = KBISECT_TEST_KDIO;
+  return context;
+}
+
+// QEMU processes whose command line names a VM of kbisect process `pid`.
+inline std::string qemu_processes_of(int pid) {
+  ProcessResult result =
+      run_process({"pgrep", "-af", "--", fmt::format("qemu-system.*kbisect-{}-", pid)});
+  return result.exit_code == 0 ? result.output_tail : "";
+}
+
+}  // namespace kbisect::testing
