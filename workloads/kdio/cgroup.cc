@@ -28,12 +28,17 @@ std::string read_line(const std::string& path) {
   return line;
 }
 
-// Enables the io controller on every level from the mount down to the group's parent.
+// Enables the io (and memory) controllers on every level from the mount down to the group's
+// parent.
 void enable_io(const std::string& mount, const std::string& group) {
   std::string controllers = read_line(mount + "/cgroup.controllers");
   std::istringstream words(controllers);
   bool available = false;
-  for (std::string w; words >> w;) available = available || w == "io";
+  bool memory = false;
+  for (std::string w; words >> w;) {
+    available = available || w == "io";
+    memory = memory || w == "memory";
+  }
   if (!available) {
     run_fail(
         "cgroup_io_max: the io controller is not available in the cgroup v2 hierarchy at "
@@ -41,16 +46,19 @@ void enable_io(const std::string& mount, const std::string& group) {
         "cgroup_no_v1=all or systemd.unified_cgroup_hierarchy=1",
         mount, controllers);
   }
+  // Buffered writes are charged to a cgroup at writeback only when the memory controller is
+  // on as well (cgroup writeback); without it io.max would not throttle them.
+  std::string enable = memory ? "+memory +io" : "+io";
   std::string dir = mount;
   size_t pos = 0;
   for (;;) {
     size_t slash = group.find('/', pos);
     if (slash == std::string::npos) break;
-    write_file(dir + "/cgroup.subtree_control", "+io", "is the io controller enabled above?");
+    write_file(dir + "/cgroup.subtree_control", enable, "is the io controller enabled above?");
     dir = mount + "/" + group.substr(0, slash);
     pos = slash + 1;
   }
-  write_file(dir + "/cgroup.subtree_control", "+io",
+  write_file(dir + "/cgroup.subtree_control", enable,
              "a cgroup with processes cannot delegate controllers; use a group under an empty one");
 }
 
