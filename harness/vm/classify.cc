@@ -40,10 +40,10 @@ ConsoleWatch::ConsoleWatch(ConsoleLimits limits) : frames_(limits) {}
 
 void ConsoleWatch::line(std::string_view text) {
   frames_.feed_line(text);
+  while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
   if (kernel_failure_.empty()) {
     if (auto failure = kernel_failure_line(text)) kernel_failure_ = std::move(*failure);
   }
-  while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
   if (!text.empty()) last_line_ = printable(text);
 }
 

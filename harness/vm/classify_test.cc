@@ -29,6 +29,15 @@ std::string frame(std::string_view kind, std::string_view payload, std::string_v
                      payload.size(), sha256_hex(payload), base64, kind);
 }
 
+std::string testdata(const std::string& name) {
+  std::ifstream in(std::string(KBISECT_SOURCE_DIR "/harness/vm/testdata/") + name,
+                   std::ios::binary);
+  EXPECT_TRUE(in) << name;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 const std::string kBoot =
     "[    0.000000] Linux version 6.1.0\n[    0.52] Run /init as init process\n";
 
@@ -134,6 +143,24 @@ TEST(Classify, DetailIsOneBoundedPrintableLine) {
   auto verdict = classify(watch_text(noisy), VmEnd::kExited, "");
   EXPECT_LT(verdict.detail.size(), 400u);
   EXPECT_EQ(verdict.detail.find('\x01'), std::string::npos);
+}
+
+TEST(ClassifyRealLogs, PanicIsBootFailedWithThePanicLine) {
+  auto watch = watch_text(testdata("console-panic-no-root.log"));
+  auto verdict = classify(watch, VmEnd::kExited, "");
+  EXPECT_EQ(verdict.outcome, Outcome::kBootFailed);
+  EXPECT_EQ(verdict.detail,
+            "kernel failed while booting: Kernel panic - not syncing: VFS: Unable to mount root "
+            "fs on unknown-block(0,0)");
+}
+
+TEST(ClassifyRealLogs, HangIsBootFailedAtTheDeadline) {
+  auto watch = watch_text(testdata("console-hang-before-init.log"));
+  EXPECT_FALSE(watch.init_reached());
+  EXPECT_EQ(watch.kernel_failure(), "");
+  auto verdict = classify(watch, VmEnd::kDeadline, "25 s");
+  EXPECT_EQ(verdict.outcome, Outcome::kBootFailed);
+  EXPECT_NE(verdict.detail.find("no init within 25 s"), std::string::npos) << verdict.detail;
 }
 
 }  // namespace
