@@ -1,0 +1,84 @@
+#include "vm/accel.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace kbisect {
+namespace {
+namespace fs = std::filesystem;
+
+class AccelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/kbisect-accel-test-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+    cache_ = dir_ / "accel-cache.json";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Resolves with a probe that answers `boots` and counts its calls.
+  std::string resolve(Accel wanted, const AccelHost& host, bool boots) {
+    return resolve_accel(
+        wanted, host, cache_,
+        [&] {
+          ++probes_;
+          return boots;
+        },
+        nullptr);
+  }
+
+  fs::path dir_;
+  fs::path cache_;
+  int probes_ = 0;
+};
+
+TEST_F(AccelTest, ExplicitChoiceIsNeverProbed) {
+  AccelHost host{"h|qemu 7.2|kvm-device=1", true};
+  EXPECT_EQ(resolve(Accel::kKvm, host, false), "kvm");
+  EXPECT_EQ(resolve(Accel::kTcg, host, true), "tcg");
+  EXPECT_EQ(probes_, 0);
+}
+
+TEST_F(AccelTest, NoKvmDeviceMeansTcgWithoutAProbe) {
+  AccelHost host{"h|qemu 7.2|kvm-device=0", false};
+  EXPECT_EQ(resolve(Accel::kAuto, host, true), "tcg");
+  EXPECT_EQ(probes_, 0);
+}
+
+TEST_F(AccelTest, ProbeAnswerIsCachedPerHostKey) {
+  AccelHost nested{"nested|qemu 7.2|kvm-device=1", true};
+  EXPECT_EQ(resolve(Accel::kAuto, nested, false), "tcg");
+  EXPECT_EQ(resolve(Accel::kAuto, nested, true), "tcg");  // cached: the probe is not asked again
+  EXPECT_EQ(probes_, 1);
+
+  AccelHost ordinary{"ordinary|qemu 7.2|kvm-device=1", true};
+  EXPECT_EQ(resolve(Accel::kAuto, ordinary, true), "kvm");
+  EXPECT_EQ(probes_, 2);
+
+  std::ifstream in(cache_);
+  auto cache = nlohmann::json::parse(in);
+  EXPECT_EQ(cache["nested|qemu 7.2|kvm-device=1"], "tcg");
+  EXPECT_EQ(cache["ordinary|qemu 7.2|kvm-device=1"], "kvm");
+}
+
+TEST_F(AccelTest, DamagedCacheIsProbedAgain) {
+  std::ofstream(cache_) << "{not json";
+  AccelHost host{"h", true};
+  EXPECT_EQ(resolve(Accel::kAuto, host, true), "kvm");
+  EXPECT_EQ(probes_, 1);
+}
+
+TEST(AccelHost, KeyNamesQemuVersionAndKvmDevice) {
+  AccelHost host = local_accel_host();
+  EXPECT_NE(host.key.find("QEMU emulator version"), std::string::npos) << host.key;
+  EXPECT_NE(
+      host.key.find(fmt::format("kvm-device={}", ::access("/dev/kvm", R_OK | W_OK) == 0 ? 1 : 0)),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace kbisect

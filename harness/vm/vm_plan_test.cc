@@ -1,0 +1,104 @@
+#include "vm/vm_plan.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+namespace fs = std::filesystem;
+
+// A fake root with the sysfs and /proc/mounts entries check_passthrough reads.
+class PassthroughTest : public ::testing::Test {
+ protected:
+  static constexpr const char* kPci = "0000:01:00.0";
+
+  void SetUp() override {
+    char pattern[] = "/tmp/kbisect-passthrough-test-XXXXXX";
+    root_ = ::mkdtemp(pattern);
+    device_ = root_ / "sys/bus/pci/devices" / kPci;
+    fs::create_directories(device_);
+    fs::create_directories(root_ / "sys/kernel/iommu_groups/7");
+    fs::create_directory_symlink(root_ / "sys/kernel/iommu_groups/7", device_ / "iommu_group");
+    std::ofstream(device_ / "class") << "0x010802\n";
+    fs::create_directories(root_ / "proc");
+    std::ofstream(root_ / "proc/mounts") << "/dev/vda / ext4 rw 0 0\n";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void bind(const std::string& driver) {
+    fs::create_directories(root_ / "sys/bus/pci/drivers" / driver);
+    fs::create_directory_symlink(root_ / "sys/bus/pci/drivers" / driver, device_ / "driver");
+  }
+
+  // The error text of check_passthrough, or "" when it passes.
+  std::string problem(bool need_vfio_bound, const std::string& pci = kPci) {
+    try {
+      check_passthrough(pci, need_vfio_bound, root_);
+      return "";
+    } catch (const Error& error) {
+      return error.what();
+    }
+  }
+
+  fs::path root_;
+  fs::path device_;
+};
+
+TEST_F(PassthroughTest, VfioBoundNvmeControllerPasses) {
+  bind("vfio-pci");
+  EXPECT_EQ(problem(true), "");
+}
+
+TEST_F(PassthroughTest, MalformedAndMissingAddresses) {
+  EXPECT_NE(problem(true, "01:00.0").find("not a PCI address"), std::string::npos);
+  EXPECT_NE(problem(true, "0000:02:00.0").find("no PCI device 0000:02:00.0"), std::string::npos);
+}
+
+TEST_F(PassthroughTest, NoIommuGroups) {
+  bind("vfio-pci");
+  fs::remove_all(root_ / "sys/kernel/iommu_groups/7");
+  EXPECT_NE(problem(true).find("no IOMMU groups"), std::string::npos);
+}
+
+TEST_F(PassthroughTest, NotAnNvmeController) {
+  bind("vfio-pci");
+  std::ofstream(device_ / "class") << "0x020000\n";
+  EXPECT_NE(problem(true).find("not an NVMe controller"), std::string::npos);
+}
+
+TEST_F(PassthroughTest, BoundToNvmeNeedsRebindingForQemuButNotForManagedLibvirt) {
+  bind("nvme");
+  EXPECT_NE(problem(true).find("bound to nvme, not vfio-pci"), std::string::npos);
+  EXPECT_EQ(problem(false), "");
+}
+
+TEST_F(PassthroughTest, MountedNamespaceIsNamed) {
+  bind("nvme");
+  fs::create_directories(device_ / "nvme/nvme0/nvme0n1/nvme0n1p2");
+  std::ofstream(root_ / "proc/mounts") << "/dev/nvme0n1p2 /home ext4 rw 0 0\n";
+  std::string text = problem(false);
+  EXPECT_NE(text.find("/dev/nvme0n1p2 is mounted at /home"), std::string::npos) << text;
+}
+
+TEST_F(PassthroughTest, HeldNamespaceIsNamed) {
+  bind("nvme");
+  fs::create_directories(device_ / "nvme/nvme0/nvme0n1");
+  fs::create_directories(root_ / "sys/class/block/nvme0n1/holders/dm-0");
+  EXPECT_NE(problem(false).find("held by dm-0"), std::string::npos);
+}
+
+TEST(GuestCmdline, PanicsEndTheVmAndExtraComesLast) {
+  Scenario scenario;
+  scenario.kernel.cmdline_extra = "mitigations=off";
+  std::string cmdline = guest_cmdline(scenario);
+  EXPECT_NE(cmdline.find("console=ttyS0"), std::string::npos);
+  EXPECT_NE(cmdline.find("panic=-1"), std::string::npos);
+  EXPECT_TRUE(cmdline.ends_with(" mitigations=off"));
+}
+
+}  // namespace
+}  // namespace kbisect
