@@ -55,7 +55,8 @@ int counted_candidates(const CommitGraph& graph) {
   return count;
 }
 
-// The SPRT threshold: the per-step error rate alpha / steps keeps the whole search near alpha.
+// The SPRT threshold: a per-step error rate of alpha / steps keeps the whole search near
+// alpha.
 double adaptive_threshold(const BisectSpec& spec, int candidates) {
   double steps = std::max(1.0, std::ceil(std::log2(candidates + 1.0)));
   return std::log(steps / std::max(spec.alpha, 1e-9));
@@ -142,7 +143,8 @@ class AdaptiveStrategy : public GitLikeStrategy {
   }
 
   // One more sample of each endpoint per decided commit, interleaved with the search, up to
-  // twice the per-commit cap: drift shows up in the endpoints as it happens.
+  // twice the per-commit cap: every verdict rests on them, and drift shows up in them as it
+  // happens.
   size_t endpoint_samples_during_search(const SearchState& state) const override {
     size_t start = std::min(state.good.size(), state.of(0).size());
     size_t wanted = static_cast<size_t>(std::max(spec_.min_samples, 1)) + state.verdicts.size();

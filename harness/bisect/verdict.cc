@@ -8,11 +8,10 @@
 namespace kbisect {
 namespace {
 
-// The heavy tail of the likelihood: this share of samples may be far off (bimodal dips,
-// a disturbed boot). The tail is Cauchy, so the evidence of a sample far from both endpoints
-// fades to nothing instead of growing with the distance.
-constexpr double kOutlierShare = 0.2;
-constexpr double kOutlierScale = 3;  // in sigmas
+// The heavy tail of the likelihood: this share of samples may be far off. The tail is Cauchy,
+// so the evidence of a sample far from both endpoints fades instead of growing with distance.
+constexpr double kOutlierShare = 0.1;
+constexpr double kOutlierScale = 3;  // in robust sigmas
 
 std::vector<double> badness_of(std::span<const double> values, Better better) {
   std::vector<double> result;
@@ -21,46 +20,9 @@ std::vector<double> badness_of(std::span<const double> values, Better better) {
   return result;
 }
 
-// Hodges-Lehmann location: the median of the Walsh averages; nearly as efficient as the mean
-// for normal noise and not moved by a few outliers.
-double robust_center(std::span<const double> values) {
-  std::vector<double> averages;
-  for (size_t i = 0; i < values.size(); ++i) {
-    for (size_t j = i; j < values.size(); ++j) averages.push_back((values[i] + values[j]) / 2);
-  }
-  return median(averages);
-}
-
-double density(double z, double center, double sigma) {
-  double x = (z - center) / sigma;
-  double normal = std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI);
-  double y = x / kOutlierScale;
-  double cauchy = 1 / (M_PI * kOutlierScale * (1 + y * y));
-  return ((1 - kOutlierShare) * normal + kOutlierShare * cauchy) / sigma;
-}
-
-// The spread of both endpoints around their own medians: the median absolute residual sets
-// the scale, residuals beyond four of those (bimodal dips, a disturbed run) are left out once
-// there are enough samples to tell, and the rest give a standard deviation.
-double robust_sigma(std::span<const double> a, std::span<const double> b) {
-  std::vector<double> residuals;
-  double ca = median(a), cb = median(b);
-  for (double v : a) residuals.push_back(v - ca);
-  for (double v : b) residuals.push_back(v - cb);
-  std::vector<double> absolute;
-  for (double r : residuals) absolute.push_back(std::fabs(r));
-  double scale = 1.4826 * median(absolute);
-  bool trim = residuals.size() >= 10 && scale > 0;
-  double sum = 0;
-  size_t kept = 0;
-  for (double r : residuals) {
-    if (trim && std::fabs(r) > 4 * scale) continue;
-    sum += r * r;
-    ++kept;
-  }
-  double dof = static_cast<double>(kept) - 2;
-  double sd = dof > 0 ? std::sqrt(sum / dof) : 0;
-  return std::max(sd, 0.5 * scale);
+double cauchy(double x, double scale) {
+  double y = x / scale;
+  return 1 / (M_PI * scale * (1 + y * y));
 }
 
 }  // namespace
@@ -85,20 +47,40 @@ double badness(double value, Better better) {
 }
 
 double EndpointModel::log_likelihood_ratio(double z) const {
-  return std::log(density(z, bad_center, sigma)) - std::log(density(z, good_center, sigma));
+  const double shift = bad_center - good_center;
+  const double cutoff = 8 * bandwidth;
+  double good_kde = 0, bad_kde = 0;
+  for (double s : shape) {
+    double dg = (z - s) / bandwidth, db = (z - s - shift) / bandwidth;
+    if (std::fabs(z - s) < cutoff) good_kde += std::exp(-0.5 * dg * dg);
+    if (std::fabs(z - s - shift) < cutoff) bad_kde += std::exp(-0.5 * db * db);
+  }
+  const double norm = 1 / (std::sqrt(2 * M_PI) * bandwidth * static_cast<double>(shape.size()));
+  double tail = kOutlierScale * scale;
+  double f_good =
+      (1 - kOutlierShare) * good_kde * norm + kOutlierShare * cauchy(z - good_center, tail);
+  double f_bad =
+      (1 - kOutlierShare) * bad_kde * norm + kOutlierShare * cauchy(z - bad_center, tail);
+  return std::log(f_bad) - std::log(f_good);
 }
 
 EndpointModel fit_endpoints(std::span<const double> good, std::span<const double> bad,
                             Better better) {
   auto g = badness_of(good, better), b = badness_of(bad, better);
   EndpointModel model;
-  model.good_center = robust_center(g);
-  model.bad_center = robust_center(b);
-  double sigma = robust_sigma(g, b);
-  // Never sharper than a tenth of the separation, so identical samples cannot give
-  // infinite confidence.
-  model.sigma = std::max(sigma, 0.1 * std::fabs(model.bad_center - model.good_center));
-  model.sigma = std::max(model.sigma, 1e-9);
+  double shift = hodges_lehmann(g, b).estimate;
+  model.shape = g;
+  for (double v : b) model.shape.push_back(v - shift);
+  model.good_center = median(model.shape);
+  model.bad_center = model.good_center + shift;
+  double n = static_cast<double>(model.shape.size());
+  // Never sharper than a tenth of the shift, so identical samples cannot give infinite
+  // confidence.
+  model.scale = std::max({1.4826 * mad(model.shape), 0.1 * std::fabs(shift), 1e-9});
+  // Wider than Silverman's rule: with a few dozen samples a narrow kernel leaves gaps that
+  // read as evidence.
+  model.bandwidth = std::max(1.2 * model.scale * std::pow(n, -0.2), 0.05 * std::fabs(shift));
+  model.bandwidth = std::max(model.bandwidth, 1e-9);
   return model;
 }
 
@@ -141,13 +123,13 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   Shift shift = hodges_lehmann(g, b, 1 - spec.alpha);
   bool significant = check.p_value <= spec.alpha;
   bool may_be_large = std::expm1(shift.high) >= spec.min_effect;
-  bool enough = good.size() >= 5 && bad.size() >= 5;
   if (significant && may_be_large) {
     check.kind = VerdictKind::kBad;
     return check;
   }
-  // Settled without more samples: confidently below the floor, or the cap is reached.
-  if (!final && (may_be_large || !enough)) return check;
+  // Only the cap settles "no regression": an early stop on a few unlucky samples would end
+  // a session that more samples would have started.
+  if (!final) return check;
   check.kind = VerdictKind::kGood;
   check.message = fmt::format(
       "good and bad do not differ: {} median {:.6g} at good (IQR {:.3g}, {} samples), "

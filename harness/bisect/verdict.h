@@ -18,13 +18,17 @@ const char* verdict_name(VerdictKind kind);  // "good", "bad", "undecided", "ski
 // Log-scale "badness" of a metric value: larger is worse.
 double badness(double value, Better better);
 
-// The endpoint distributions as the likelihood model of the search: a robust center for each
-// endpoint and a shared robust spread, with a heavy-tailed component so that one outlier (a
-// bimodal dip, a noisy boot) cannot decide a verdict on its own.
+// The endpoint distributions as the likelihood model of the search. Bad is modelled as good
+// shifted by the Hodges-Lehmann shift (robust even when a third of the samples sit in another
+// mode); the shape is a kernel density of both endpoints' samples aligned by that shift, so
+// bimodal or skewed noise is modelled as it is. A Cauchy tail keeps one far-off sample (a
+// disturbed boot) from deciding anything.
 struct EndpointModel {
-  double good_center = 0;
-  double bad_center = 0;
-  double sigma = 1;
+  double good_center = 0;  // median of the aligned samples, at good
+  double bad_center = 0;   // good_center + shift
+  double scale = 1;        // robust spread (1.4826 MAD) of the aligned samples
+  double bandwidth = 1;
+  std::vector<double> shape;  // the aligned samples, placed at good
   // log f_bad(value) - log f_good(value).
   double log_likelihood_ratio(double value_badness) const;
 };

@@ -78,11 +78,12 @@ TEST(Verdict, EndpointsMustDifferInTheConfiguredDirection) {
 
   // Significant but tiny: below the effect floor with confidence.
   std::vector<double> slightly_worse;
-  for (double v : kGood) slightly_worse.push_back(v * 0.995 - 0.3);
-  EndpointCheck tiny = check_endpoints(kGood, slightly_worse, metric, spec, false);
+  for (double v : kGood) slightly_worse.push_back(v * 0.99 - 0.2);
+  EndpointCheck tiny = check_endpoints(kGood, slightly_worse, metric, spec, true);
+  EXPECT_LT(tiny.p_value, 0.01);
   EXPECT_EQ(tiny.kind, VerdictKind::kGood) << tiny.p_value << " " << tiny.effect;
 
-  // Too few samples to tell: undecided until the cap.
+  // Not settled: undecided until the cap.
   std::vector<double> few_good{100, 104, 98}, few_bad{95, 99, 93};
   EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, false).kind, VerdictKind::kUndecided);
   EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, true).kind, VerdictKind::kGood);
