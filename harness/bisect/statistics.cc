@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
+#include <map>
 
 #include "common/error.h"
 
@@ -47,9 +48,13 @@ Ranks pooled_ranks(std::span<const double> x, std::span<const double> y) {
   return ranks;
 }
 
-// P(U >= u) under the null without ties: counts of rank configurations by U, built with the
-// recurrence N(u; m, n) = N(u - n; m - 1, n) + N(u; m, n - 1).
-double exact_u_sf(int u, int m, int n) {
+// Counts of rank configurations of m x's among m + n values by U, built with the recurrence
+// N(u; m, n) = N(u - n; m - 1, n) + N(u; m, n - 1); returned as tail probabilities
+// P(U >= u). Cached per (m, n): sequential tests ask for the same sizes again and again.
+const std::vector<double>& exact_u_tail(int m, int n) {
+  thread_local std::map<std::pair<int, int>, std::vector<double>> cache;
+  auto found = cache.find({m, n});
+  if (found != cache.end()) return found->second;
   // counts[j][v]: arrangements of i x's among i + j with U = v, rolled over i.
   std::vector<std::vector<double>> counts(n + 1, std::vector<double>(m * n + 1, 0.0));
   for (int j = 0; j <= n; ++j) counts[j][0] = 1;  // i = 0
@@ -65,12 +70,16 @@ double exact_u_sf(int u, int m, int n) {
     }
     counts = std::move(next);
   }
-  double total = 0, tail = 0;
-  for (int v = 0; v <= m * n; ++v) {
-    total += counts[n][v];
-    if (v >= u) tail += counts[n][v];
-  }
-  return tail / total;
+  std::vector<double> tail(m * n + 2, 0.0);
+  double total = 0;
+  for (int v = 0; v <= m * n; ++v) total += counts[n][v];
+  for (int v = m * n; v >= 0; --v) tail[v] = tail[v + 1] + counts[n][v] / total;
+  return cache.emplace(std::make_pair(m, n), std::move(tail)).first->second;
+}
+
+double exact_u_sf(int u, int m, int n) {
+  const auto& tail = exact_u_tail(m, n);
+  return tail[std::clamp(u, 0, m * n + 1)];
 }
 
 }  // namespace
