@@ -3,8 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <initializer_list>
-#include <regex>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -57,10 +57,33 @@ std::string join_key(const std::string& parent, std::string_view child) {
   return parent.empty() ? std::string(child) : fmt::format("{}.{}", parent, child);
 }
 
-const std::regex& name_pattern() {
-  // Variant names appear in REF@VARIANT arguments and in file names.
-  static const std::regex pattern("[A-Za-z0-9._=,+-]+");
-  return pattern;
+// Variant and scenario names appear in REF@VARIANT arguments and in file names.
+bool is_name(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("._=,+-").find(c) != std::string_view::npos;
+  });
+}
+
+// ${VAR} names: letters, digits and _, not starting with a digit.
+bool is_var_name(std::string_view text) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  return !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) &&
+         std::all_of(text.begin(), text.end(), word);
+}
+
+// A PCI address as lspci -D prints it: 0000:01:00.0.
+bool is_pci_address(std::string_view text) {
+  constexpr std::string_view shape = "xxxx:xx:xx.f";
+  if (text.size() != shape.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    char c = text[i];
+    bool ok = shape[i] == 'x'   ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+              : shape[i] == 'f' ? c >= '0' && c <= '7'
+                                : c == shape[i];
+    if (!ok) return false;
+  }
+  return true;
 }
 
 class Parser {
@@ -229,12 +252,11 @@ class Parser {
 
   std::map<std::string, std::string> vars(const Field& field) const {
     if (!field.node.IsMap()) error(field.node, field.key, "expected a map of NAME: value");
-    static const std::regex var_name("[A-Za-z_][A-Za-z0-9_]*");
     std::map<std::string, std::string> out;
     for (const auto& entry : field.node) {
       std::string name = entry.first.Scalar();
       std::string key = join_key(field.key, name);
-      if (!std::regex_match(name, var_name)) {
+      if (!is_var_name(name)) {
         error(entry.first, key,
               "variable names are letters, digits and _, not starting with a digit");
       }
@@ -271,7 +293,7 @@ Scenario Parser::parse(const YAML::Node& root) {
   scenario.source_file = file_;
   Field name = require(top, "name");
   scenario.name = nonempty_string(name);
-  if (!std::regex_match(scenario.name, name_pattern())) {
+  if (!is_name(scenario.name)) {
     error(name.node, name.key, "use letters, digits and . _ - only");
   }
   kernel(require(top, "kernel"), scenario.kernel);
@@ -378,8 +400,7 @@ void Parser::device(const Field& field, DeviceSpec& device) const {
   }
   Field pci = require(field, "pci");
   device.pci_address = string(pci);
-  static const std::regex address("[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]");
-  if (!std::regex_match(device.pci_address, address)) {
+  if (!is_pci_address(device.pci_address)) {
     error(pci.node, pci.key,
           fmt::format("'{}' is not a PCI address like 0000:01:00.0 (see lspci -D)",
                       device.pci_address));
@@ -434,7 +455,7 @@ std::vector<Variant> Parser::variants(const Field& field) const {
     Variant variant;
     Field name = require(item, "name");
     variant.name = nonempty_string(name);
-    if (!std::regex_match(variant.name, name_pattern())) {
+    if (!is_name(variant.name)) {
       error(name.node, name.key, "use letters, digits and . _ = , + - only (no spaces, no @)");
     }
     if (!names.insert(variant.name).second) {
@@ -455,8 +476,7 @@ std::vector<Variant> Parser::matrix(const Field& field) const {
   for (const auto& entry : field.node) {
     std::string var = entry.first.Scalar();
     Field values{entry.second, join_key(field.key, var)};
-    static const std::regex var_name("[A-Za-z_][A-Za-z0-9_]*");
-    if (!std::regex_match(var, var_name)) {
+    if (!is_var_name(var)) {
       error(entry.first, values.key,
             "variable names are letters, digits and _, not starting with a digit");
     }
@@ -467,7 +487,7 @@ std::vector<Variant> Parser::matrix(const Field& field) const {
       for (const Field& item : items) {
         std::string value = nonempty_string(item);
         std::string part = var + "=" + value;
-        if (!std::regex_match(part, name_pattern())) {
+        if (!is_name(part)) {
           error(item.node, item.key,
                 "matrix values name variants: use letters, digits and . _ + - only");
         }

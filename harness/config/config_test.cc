@@ -355,6 +355,10 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
        "5:9: device.pci: missing required key"},
       {head + metrics + "device: {kind: nvme-passthrough, pci: 01:00.0}\n",
        "5:39: device.pci: '01:00.0' is not a PCI address"},
+      {head + metrics + "device: {kind: nvme-passthrough, pci: 0000:01:00.8}\n",
+       "5:39: device.pci: '0000:01:00.8' is not a PCI address"},
+      {head + metrics + "device: {kind: nvme-passthrough, pci: 0000:0g:00.1}\n",
+       "5:39: device.pci: '0000:0g:00.1' is not a PCI address"},
       {head + metrics + "filesystem: {type: btrfs}\n",
        "5:20: filesystem.type: 'btrfs' is not one of: ext4, xfs"},
       {"name: demo\nkernel: {repo: linux, fragments: [nope.config]}\nworkload: {jobs: "
