@@ -3,6 +3,7 @@
 // kbisect domain left afterwards.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "tests/vm/vm_test_support.h"
@@ -61,6 +62,8 @@ void expect_job_result(const RunResult& result) {
   auto json = nlohmann::json::parse(result.kdio_json);
   ASSERT_FALSE(json["jobs"].empty());
   EXPECT_GT(result.workload_seconds, 0);
+  std::cout << fmt::format("boot {:.1f} s, workload {:.1f} s (mkfs, kdio job, result)\n",
+                           result.boot_seconds, result.workload_seconds);
 }
 
 TEST_F(LibvirtRunnerTest, ShortJobOnExt4) {

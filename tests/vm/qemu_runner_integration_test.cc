@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -54,6 +55,8 @@ void expect_job_result(const RunResult& result) {
   EXPECT_GT(result.boot_seconds, 0);
   EXPECT_GT(result.workload_seconds, 0);
   EXPECT_EQ(result.accel, "tcg");
+  std::cout << fmt::format("boot {:.1f} s, workload {:.1f} s (mkfs, kdio job, result)\n",
+                           result.boot_seconds, result.workload_seconds);
 }
 
 TEST_F(QemuRunnerTest, ShortJobOnExt4) {
@@ -113,7 +116,10 @@ TEST_F(QemuRunnerTest, StaleQemuOfADeadRunIsSwept) {
   EXPECT_FALSE(fs::exists(dir_ / "vms" / (name + ".pid")));
 }
 
-TEST_F(QemuRunnerTest, SigtermMidRunLeavesNoQemu) {
+// Ctrl-C or SIGTERM to kbisect while a guest runs: QEMU's process group is killed.
+class QemuSignalTest : public QemuRunnerTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(QemuSignalTest, SignalMidRunLeavesNoQemu) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
   scenario.vm.boot_timeout_seconds = 120;
   pid_t child = ::fork();
@@ -137,12 +143,14 @@ TEST_F(QemuRunnerTest, SigtermMidRunLeavesNoQemu) {
     ::usleep(100000);
   }
   EXPECT_NE(qemu_processes_of(child), "");
-  ::kill(child, SIGTERM);
+  ::kill(child, GetParam());
   int status = 0;
   ::waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
   EXPECT_EQ(qemu_processes_of(child), "");
 }
+
+INSTANTIATE_TEST_SUITE_P(SigintAndSigterm, QemuSignalTest, ::testing::Values(SIGINT, SIGTERM));
 
 }  // namespace
 }  // namespace kbisect::testing
