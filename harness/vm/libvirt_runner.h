@@ -1,7 +1,9 @@
 // The libvirt runner: a transient domain through the libvirt C API on any URI
 // (qemu:///system, qemu:///session, qemu+ssh://host/system), completion by lifecycle events,
 // AUTODESTROY where the driver supports it, and a sweep of kbisect domains whose kbisect
-// process is gone.
+// process is gone. With a remote URI the kernel, initramfs, console log and NVMe backing file
+// paths are opened on the remote host: they must be on storage both hosts share at the same
+// path (the runner copies nothing).
 #pragma once
 
 #include <libvirt/libvirt.h>
