@@ -27,7 +27,7 @@ struct BuildRequest {
   std::string tree_id;               // its git tree id: the cache identity of the sources
   std::string commit_id;             // for records only
   KernelSpec kernel;
-  BuildSpec build;                     // cache_dir must be set
+  BuildSpec build;                     // cache_dir must be set; timeout_seconds 0: no deadline
   std::filesystem::path object_dir;    // persistent per scenario (O=)
   std::filesystem::path guest_config;  // empty: vmimages/kconfig/guest.config of this checkout
   std::function<void(const BuildProgress&)> on_progress;
