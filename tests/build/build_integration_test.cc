@@ -1,0 +1,149 @@
+// Builds real kernels from Debian's linux-source-6.1: a cold (or incremental) build, a cache
+// hit, a one-file rebuild that must give a byte-identical image, and a build that fails.
+// The source tree and object directory persist under the build tree between runs; the
+// build cache is new for every run, so the first build is never a hit.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "build/builder.h"
+#include "build/digest.h"
+#include "build/kconfig.h"
+#include "common/process.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const fs::path kTarball = "/usr/src/linux-source-6.1.tar.xz";
+const fs::path kCache = KBISECT_TEST_CACHE_DIR;
+const fs::path kSource = kCache / "linux-source-6.1";
+const fs::path kPristine = kCache / "ext4-file.c.orig";
+constexpr const char* kEditedFile = "fs/ext4/file.c";
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+// Unpacks the tarball once; the rename makes a killed extraction start over.
+void ensure_source() {
+  if (fs::exists(kSource)) return;
+  ASSERT_TRUE(fs::exists(kTarball)) << kTarball << " is missing: apt-get install linux-source-6.1";
+  fs::path temp = kCache / "extract.tmp";
+  fs::remove_all(temp);
+  fs::create_directories(temp);
+  ProcessOptions options;
+  options.timeout = std::chrono::minutes(30);
+  run_checked({"tar", "-xJf", kTarball.string(), "-C", temp.string()}, options);
+  fs::copy_file(temp / "linux-source-6.1" / kEditedFile, kPristine,
+                fs::copy_options::overwrite_existing);
+  fs::rename(temp / "linux-source-6.1", kSource);
+  fs::remove_all(temp);
+}
+
+// Puts the pristine file back (also after a failed or killed earlier run) and again when
+// the test ends, so the shared source tree stays the Debian tree.
+class EditedFile {
+ public:
+  EditedFile() { restore(); }
+  ~EditedFile() { restore(); }
+  void append(const std::string& text) { write_file(path_, pristine_ + text); }
+
+ private:
+  void restore() {
+    if (read_file(path_) != pristine_) write_file(path_, pristine_);
+  }
+  fs::path path_ = kSource / kEditedFile;
+  std::string pristine_ = read_file(kPristine);
+};
+
+class KernelBuild : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    fs::create_directories(kCache);
+    fs::remove_all(kCache / "build-cache");
+  }
+  void SetUp() override { ASSERT_NO_FATAL_FAILURE(ensure_source()); }
+
+  BuildResult build(const std::string& tree_id, int* compiled = nullptr) {
+    BuildRequest request;
+    request.source_dir = kSource;
+    request.tree_id = tree_id;
+    request.commit_id = "commit-" + tree_id;
+    request.kernel.base_config = "tinyconfig";
+    request.build.jobs = 2;
+    request.build.cache_dir = kCache / "build-cache";
+    // No deadline of our own: on a machine shared by many builds a cold build can take far
+    // longer than its 5 minutes, and ctest's TIMEOUT still ends a hung one.
+    request.build.timeout_seconds = 0;
+    request.object_dir = kCache / "obj";
+    request.on_progress = [compiled](const BuildProgress& progress) {
+      if (compiled != nullptr) *compiled = progress.compiled;
+    };
+    return builder_.build(request);
+  }
+
+  Builder builder_;
+};
+
+TEST_F(KernelBuild, BuildsCachesAndRebuildsIncrementally) {
+  EditedFile file;
+  BuildResult first = build("tree-a");
+  ASSERT_TRUE(first.ok()) << first.log_tail;
+  EXPECT_FALSE(first.cache_hit);
+  ASSERT_TRUE(fs::is_regular_file(first.image));
+  EXPECT_EQ(sha256_file(first.image), first.image_sha256);
+  EXPECT_GT(fs::file_size(first.image), 100'000u);
+  EXPECT_THAT(first.compiler, HasSubstr("gcc"));
+  EXPECT_TRUE(fs::is_regular_file(first.log));
+  KernelConfig guest = KernelConfig::load(default_guest_config().string());
+  KernelConfig final_config = KernelConfig::load(first.config.string());
+  EXPECT_TRUE(find_missing(guest, final_config).empty());
+  EXPECT_EQ(sha256_file(first.config), first.config_sha256);
+
+  BuildResult again = build("tree-a");
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again.cache_hit);
+  EXPECT_EQ(again.cache_key, first.cache_key);
+  EXPECT_EQ(again.image, first.image);
+  EXPECT_EQ(again.image_sha256, first.image_sha256);
+
+  // A comment changes the tree but not the code: a real, incremental rebuild whose image is
+  // byte-identical to the first (reproducible builds: fixed timestamp, user, host, version).
+  file.append("/* kbisect: a change that is not code */\n");
+  int compiled = 0;
+  BuildResult edited = build("tree-b", &compiled);
+  ASSERT_TRUE(edited.ok()) << edited.log_tail;
+  EXPECT_FALSE(edited.cache_hit);
+  EXPECT_NE(edited.cache_key, first.cache_key);
+  EXPECT_GE(compiled, 1);
+  EXPECT_LE(compiled, 20) << "a one-file change recompiled many files: not incremental";
+  EXPECT_EQ(edited.image_sha256, first.image_sha256);
+  EXPECT_NE(edited.image, first.image);
+}
+
+TEST_F(KernelBuild, SyntaxErrorIsBuildFailedWithTheErrorLine) {
+  EditedFile file;
+  file.append("int kbisect_broken(void) { return 0 }\n");
+  BuildResult broken = build("tree-broken");
+  EXPECT_EQ(broken.outcome, BuildOutcome::kBuildFailed);
+  EXPECT_FALSE(broken.cache_hit);
+  EXPECT_THAT(broken.log_tail, HasSubstr("fs/ext4/file.c"));
+  EXPECT_THAT(broken.log_tail, HasSubstr("error:"));
+  EXPECT_TRUE(fs::is_regular_file(broken.log));
+  EXPECT_THAT(read_file(broken.log), HasSubstr("kbisect_broken"));
+}
+
+}  // namespace
+}  // namespace kbisect
