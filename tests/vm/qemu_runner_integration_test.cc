@@ -99,6 +99,22 @@ TEST_F(QemuRunnerTest, FailingMkfsIsWorkloadFailed) {
   EXPECT_NE(result.detail.find("stage=mkfs"), std::string::npos) << result.detail;
 }
 
+// The accel probe's guest: init reports in and stops at once. Here under TCG (no usable
+// /dev/kvm on this machine); accel auto runs the same boot with -accel kvm.
+TEST_F(QemuRunnerTest, ProbeImageReportsInAndStops) {
+  RunnerContext context = test_context(dir_);
+  QemuBackend backend(context);
+  VmSpec quick;
+  quick.boot_timeout_seconds = 60;
+  PhaseClock clock(quick);
+  ConsoleWatch watch;
+  VmEnding ending =
+      backend.boot(probe_plan(context, kernel_, "tcg", dir_), dir_ / "probe.log", clock, watch);
+  EXPECT_EQ(ending.end, VmEnd::kExited) << ending.detail;
+  EXPECT_TRUE(watch.init_reached());
+  EXPECT_FALSE(watch.frames().saw_progress("device"));
+}
+
 TEST_F(QemuRunnerTest, StaleQemuOfADeadRunIsSwept) {
   // A process that is gone: its pid names the leftover VM.
   pid_t dead = ::fork();
