@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -30,7 +31,8 @@ inline std::string missing_kernel_message() {
          "-DKBISECT_TEST_KERNEL=/path/to/bzImage or export KBISECT_TEST_KERNEL";
 }
 
-inline fs::path fresh_dir(const std::string& name) {
+inline fs::path fresh_dir(std::string name) {
+  std::replace(name.begin(), name.end(), '/', '-');  // parameterised tests: "Name/0"
   fs::path dir = fs::temp_directory_path() / fmt::format("kbisect-vm-test-{}-{}", ::getpid(), name);
   fs::remove_all(dir);
   fs::create_directories(dir);
