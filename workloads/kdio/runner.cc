@@ -33,9 +33,13 @@ struct Shared {
   std::atomic<int> ready{0};
 };
 
+// The results start on a cache line of their own, which also aligns them.
+constexpr size_t kResultsOffset = 64;
+static_assert(sizeof(Shared) <= kResultsOffset && alignof(JobResult) <= kResultsOffset);
+
 class SharedMemory {
  public:
-  explicit SharedMemory(size_t jobs) : bytes_(sizeof(Shared) + jobs * sizeof(JobResult)) {
+  explicit SharedMemory(size_t jobs) : bytes_(kResultsOffset + jobs * sizeof(JobResult)) {
     mem_ = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (mem_ == MAP_FAILED) run_fail("cannot map {} bytes of shared memory for results", bytes_);
     new (mem_) Shared();
@@ -47,7 +51,7 @@ class SharedMemory {
 
   Shared& shared() { return *static_cast<Shared*>(mem_); }
   JobResult* results() {
-    return reinterpret_cast<JobResult*>(static_cast<char*>(mem_) + sizeof(Shared));
+    return reinterpret_cast<JobResult*>(static_cast<char*>(mem_) + kResultsOffset);
   }
 
  private:
