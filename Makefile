@@ -8,7 +8,7 @@ CTEST_FLAGS ?= --output-on-failure
 
 CMAKE_CONFIGURE = cmake -S . -B $(1) -DCMAKE_BUILD_TYPE=$(2) >/dev/null
 
-.PHONY: all deps configure build test test-unit test-integration test-e2e test-asan format format-check fuzz clean
+.PHONY: all deps configure build demo test test-unit test-integration test-e2e test-asan format format-check fuzz clean
 
 all: build
 
@@ -20,6 +20,10 @@ configure: deps
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The main job: bisect the generated demo kernel history (FRESH=1: a new session).
+demo: build
+	@scripts/demo.sh $(BUILD_DIR) $(if $(FRESH),--fresh)
 
 test: build format-check
 	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS) -j $(JOBS)

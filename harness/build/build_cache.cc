@@ -6,8 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "build/digest.h"
 #include "common/error.h"
+#include "common/sha256.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
@@ -84,7 +84,7 @@ CachedBuild BuildCache::store(const BuildKey& key, const fs::path& image, const 
   copy_into(log, temp / "build.log");
   nlohmann::json meta = {
       {"tree_id", key.tree_id},   {"config_sha256", key.config_sha256},
-      {"compiler", key.compiler}, {"image_sha256", sha256_file(temp / "bzImage")},
+      {"compiler", key.compiler}, {"image_sha256", sha256_file_hex(temp / "bzImage")},
       {"commit_id", commit_id},   {"build_seconds", build_seconds}};
   write_file(temp / "meta.json", meta.dump(2) + "\n");
 

@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "build/digest.h"
+#include "common/sha256.h"
 
 namespace kbisect {
 namespace {
@@ -63,7 +63,7 @@ TEST_F(BuildCacheTest, StoreThenFind) {
   std::optional<CachedBuild> found = cache.find(key_);
   ASSERT_TRUE(found);
   EXPECT_EQ(found->image, stored.image);
-  EXPECT_EQ(sha256_file(found->image), stored.image_sha256);
+  EXPECT_EQ(sha256_file_hex(found->image), stored.image_sha256);
   EXPECT_TRUE(fs::exists(found->config));
   EXPECT_TRUE(fs::exists(found->log));
   EXPECT_DOUBLE_EQ(found->build_seconds, 12.5);

@@ -13,9 +13,9 @@
 #include "build/build_cache.h"
 #include "build/build_log.h"
 #include "build/configure.h"
-#include "build/digest.h"
 #include "common/error.h"
 #include "common/process.h"
+#include "common/sha256.h"
 #include "common/unique_fd.h"
 
 namespace kbisect {
@@ -185,7 +185,7 @@ BuildResult Builder::build(const BuildRequest& request) {
     return result;
   }
 
-  result.config_sha256 = sha256_file(config.config);
+  result.config_sha256 = sha256_file_hex(config.config);
   const BuildKey key{request.tree_id, result.config_sha256, result.compiler};
   result.cache_key = key.hex();
   if (std::optional<CachedBuild> hit = cache.find(key)) {

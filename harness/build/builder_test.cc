@@ -12,8 +12,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "build/digest.h"
 #include "common/error.h"
+#include "common/sha256.h"
 #include "common/unique_fd.h"
 
 namespace kbisect {
@@ -86,7 +86,7 @@ TEST_F(BuilderTest, BuildsThenHitsTheCache) {
   EXPECT_FALSE(first.cache_hit);
   EXPECT_EQ(to_string(first.outcome), std::string("ok"));
   EXPECT_EQ(first.image.parent_path(), root_ / "cache" / first.cache_key);
-  EXPECT_EQ(sha256_file(first.image), first.image_sha256);
+  EXPECT_EQ(sha256_file_hex(first.image), first.image_sha256);
   EXPECT_THAT(read_file(first.image), HasSubstr("CONFIG_BASE=y"));
   EXPECT_THAT(first.compiler, HasSubstr("gcc"));
   EXPECT_THAT(read_file(first.log), HasSubstr("  CC      two.o"));

@@ -12,5 +12,10 @@ namespace kbisect {
 using CommandAction = std::function<int()>;
 
 void add_query_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+void add_run_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+// compare and revert-check.
+void add_compare_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+void add_log_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 
 }  // namespace kbisect

@@ -27,6 +27,10 @@ int main(int argc, char** argv) {
   add_global_options(app, globals);
   kbisect::CommandAction action;
   kbisect::add_query_command(app, globals, action);
+  kbisect::add_run_command(app, globals, action);
+  kbisect::add_bisect_command(app, globals, action);
+  kbisect::add_compare_command(app, globals, action);
+  kbisect::add_log_command(app, globals, action);
 
   try {
     app.parse(argc, argv);

@@ -74,7 +74,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   install_interrupt_handlers();
   auto environment = boost::this_process::environment();
   bp::environment child_environment = environment;
-  for (const auto& [name, value] : options.extra_environment) child_environment[name] = value;
+  // set() rather than operator[]: Boost 1.74's find() behind operator[] reads past the end
+  // of environment strings shorter than the name (AddressSanitizer reports it).
+  for (const auto& [name, value] : options.extra_environment) child_environment.set(name, value);
 
   bp::pipe output;
   bp::group group;

@@ -15,6 +15,13 @@ TEST(Process, CapturesOutputAndExitCode) {
   EXPECT_NE(result.output_tail.find("oops"), std::string::npos);
 }
 
+TEST(Process, ExtraEnvironmentReachesTheChild) {
+  ProcessOptions options;
+  options.extra_environment = {{"KBISECT_TEST_VALUE", "42"}, {"A", "short name"}};
+  ProcessResult result = run_process({"sh", "-c", "echo $KBISECT_TEST_VALUE $A"}, options);
+  EXPECT_EQ(result.output_tail, "42 short name\n");
+}
+
 TEST(Process, ArgumentsAreNotInterpretedByAShell) {
   ProcessResult result = run_process({"printf", "%s", "$(echo injected); ls"});
   EXPECT_EQ(result.output_tail, "$(echo injected); ls");

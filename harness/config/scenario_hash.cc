@@ -1,34 +1,20 @@
 #include "config/scenario_hash.h"
 
-#include <openssl/evp.h>
-
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/sha256.h"
 
 namespace kbisect {
 namespace {
 
-std::string sha256_hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
-    fail("sha256 failed in OpenSSL");
-  }
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
-}
-
 // What a file contributes: its content, so editing a job file or a fragment changes the
 // hash while moving the checkout does not.
 std::string file_identity(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("cannot read {} to hash the scenario; check that it exists", file.string());
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return sha256_hex(content);
+  if (!std::filesystem::exists(file)) {
+    fail("cannot read {} to hash the scenario; check that it exists", file.string());
+  }
+  return sha256_file_hex(file);
 }
 
 nlohmann::json variant_json(const Variant& variant) {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "vm/sha256.h"
+#include "common/sha256.h"
 
 namespace kbisect {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "vm/sha256.h"
+#include "common/sha256.h"
 
 namespace kbisect {
 namespace {

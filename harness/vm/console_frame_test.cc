@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "vm/sha256.h"
+#include "common/sha256.h"
 
 namespace kbisect {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "common/error.h"
 #include "common/process.h"
+#include "common/sha256.h"
 #include "vm/cpio.h"
-#include "vm/sha256.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;

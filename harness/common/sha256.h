@@ -1,4 +1,5 @@
-// SHA-256 digests (OpenSSL EVP) as lower-case hex, for cache keys and image identity.
+// SHA-256 digests (OpenSSL EVP) as lower-case hex: cache keys, kernel image identity, console
+// frame checksums, scenario hashes.
 #pragma once
 
 #include <filesystem>
@@ -10,6 +11,6 @@ namespace kbisect {
 std::string sha256_hex(std::string_view data);
 
 // Streams the file; throws Error when it cannot be read.
-std::string sha256_file(const std::filesystem::path& path);
+std::string sha256_file_hex(const std::filesystem::path& path);
 
 }  // namespace kbisect

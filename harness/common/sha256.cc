@@ -1,4 +1,4 @@
-#include "build/digest.h"
+#include "common/sha256.h"
 
 #include <openssl/evp.h>
 
@@ -51,7 +51,7 @@ std::string sha256_hex(std::string_view data) {
   return hash.hex();
 }
 
-std::string sha256_file(const std::filesystem::path& path) {
+std::string sha256_file_hex(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot read {}: {}", path.string(), errno_text(errno));
   Sha256 hash;

@@ -1,0 +1,87 @@
+// kbisect compare -c CONFIG --a REF[@VARIANT] --b REF[@VARIANT] [--samples N]
+// kbisect revert-check -c CONFIG --base REF --revert SHA[,SHA...] [--samples N]
+#include "cli/ab_compare.h"
+#include "cli/commands.h"
+#include "git/revert.h"
+
+namespace kbisect {
+namespace {
+
+struct CompareOptions {
+  std::filesystem::path config;
+  std::string a, b;  // compare: REF[@VARIANT]
+  std::string base;  // revert-check
+  std::vector<std::string> reverts;
+  std::string variant;  // revert-check: one variant for both sides
+  int samples = 0;
+};
+
+AbSide side_of(const std::string& text, const Scenario& scenario, Repository& repo) {
+  AbSide side;
+  side.label = text;
+  auto at = text.rfind('@');
+  // `@` also appears in refs such as HEAD@{1}: only a suffix without braces names a variant.
+  bool has_variant = at != std::string::npos && text.find('{', at) == std::string::npos;
+  side.commit = repo.resolve(has_variant ? text.substr(0, at) : text);
+  side.variant = has_variant ? find_variant(scenario, text.substr(at + 1)) : nullptr;
+  return side;
+}
+
+int compare(const GlobalOptions& globals, const CompareOptions& options) {
+  CommandContext context(globals, options.config);
+  CommitMeasurer measurer(context.scenario, context.store, context.events,
+                          context.scenario.workdir);
+  AbSide a = side_of(options.a, context.scenario, measurer.repository());
+  AbSide b = side_of(options.b, context.scenario, measurer.repository());
+  int samples = options.samples > 0 ? options.samples : context.scenario.samples;
+  return compare_sides(context, measurer, SessionKind::kCompare, a, b, samples);
+}
+
+int revert_check(const GlobalOptions& globals, const CompareOptions& options) {
+  CommandContext context(globals, options.config);
+  CommitMeasurer measurer(context.scenario, context.store, context.events,
+                          context.scenario.workdir);
+  Repository& repo = measurer.repository();
+  const Variant* variant = find_variant(context.scenario, options.variant);
+  AbSide with{options.base, repo.resolve(options.base), variant};
+  std::vector<std::string> commits;
+  for (const auto& spec : options.reverts) commits.push_back(repo.resolve(spec));
+  std::string label = options.base;
+  for (const auto& spec : options.reverts) label += " -" + spec;
+  AbSide reverted{label, revert_commits(repo, with.commit, commits).commit_id, variant};
+  int samples = options.samples > 0 ? options.samples : context.scenario.samples;
+  return compare_sides(context, measurer, SessionKind::kRevertCheck, with, reverted, samples);
+}
+
+void add_common_options(CLI::App* command, CompareOptions& options) {
+  command->add_option("-c,--config", options.config, "scenario YAML")->required();
+  command->add_option("--samples", options.samples, "samples per side (default: the config's)")
+      ->check(CLI::Range(1, 1000));
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
+  auto options = std::make_shared<CompareOptions>();
+  auto* compare_app = app.add_subcommand("compare", "A/B: two commits or variants, interleaved");
+  add_common_options(compare_app, *options);
+  compare_app->add_option("--a", options->a, "REF[@VARIANT]")->required();
+  compare_app->add_option("--b", options->b, "REF[@VARIANT]")->required();
+  compare_app->callback([&globals, &action, options] {
+    action = [&globals, options] { return compare(globals, *options); };
+  });
+
+  auto* revert_app =
+      app.add_subcommand("revert-check", "a commit against itself with commits reverted");
+  add_common_options(revert_app, *options);
+  revert_app->add_option("--base", options->base, "the commit to revert on")->required();
+  revert_app->add_option("--revert", options->reverts, "commits to revert, in this order")
+      ->required()
+      ->delimiter(',');
+  revert_app->add_option("--variant", options->variant, "workload variant (default: none)");
+  revert_app->callback([&globals, &action, options] {
+    action = [&globals, options] { return revert_check(globals, *options); };
+  });
+}
+
+}  // namespace kbisect

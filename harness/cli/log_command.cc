@@ -1,0 +1,72 @@
+// kbisect log SESSION: the session's decisions as a `git bisect log`, which `git bisect replay`
+// accepts.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "config/config.h"
+#include "git/repository.h"
+#include "store/store.h"
+
+namespace kbisect {
+namespace {
+
+void print_mark(const Repository& repo, const std::string& mark, const std::string& commit) {
+  fmt::print("# {}: [{}] {}\n", mark, commit, repo.commit_info(commit).subject);
+  fmt::print("git bisect {} {}\n", mark, commit);
+}
+
+int print_log(const GlobalOptions& globals, int64_t session_id) {
+  Store store(database_path(globals));
+  auto session = store.session(session_id);
+  if (!session || session->kind != SessionKind::kBisect) {
+    fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", session_id,
+         store.path().string());
+  }
+  Scenario scenario = load_scenario(session->config_path);
+  Repository repo = Repository::open(scenario.kernel.repo);
+
+  fmt::print("git bisect start\n");
+  fmt::print("# status: waiting for both good and bad commits\n");
+  print_mark(repo, "bad", session->bad_commit);
+  for (const auto& good : session->good_commits) print_mark(repo, "good", good);
+  for (const auto& verdict : store.verdicts_of(session_id)) {
+    if (verdict.reason == "confirm") continue;  // checks after the search, not decisions
+    switch (verdict.verdict) {
+      case Verdict::kGood:
+        print_mark(repo, "good", verdict.commit);
+        break;
+      case Verdict::kBad:
+        print_mark(repo, "bad", verdict.commit);
+        break;
+      case Verdict::kSkip:
+        print_mark(repo, "skip", verdict.commit);
+        break;
+      case Verdict::kUndecided:
+        break;  // more samples followed; the later verdict decides
+    }
+  }
+  if (!session->result_json.empty()) {
+    auto result = nlohmann::json::parse(session->result_json);
+    if (result.value("culprit", nlohmann::json()).is_string()) {
+      const std::string culprit = result["culprit"];
+      fmt::print("# first bad commit: [{}] {}\n", culprit, repo.commit_info(culprit).subject);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_log_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
+  auto* command = app.add_subcommand("log", "a bisect session as `git bisect log` (replayable)");
+  auto session = std::make_shared<int64_t>(0);
+  command->add_option("session", *session, "session id")->required()->check(CLI::PositiveNumber);
+  command->callback([&globals, &action, session] {
+    action = [&globals, session] { return print_log(globals, *session); };
+  });
+}
+
+}  // namespace kbisect

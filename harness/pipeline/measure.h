@@ -1,0 +1,91 @@
+// Measuring one commit: the stages of the data flow (git -> build -> runner -> store) wired
+// together for one commit and variant. `kbisect run`, `compare`, `revert-check` and `bisect`
+// all measure through a CommitMeasurer, so a sample is stored the same way whoever asked.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "build/builder.h"
+#include "common/events.h"
+#include "config/scenario.h"
+#include "git/repository.h"
+#include "store/store.h"
+#include "vm/runner.h"
+
+namespace kbisect {
+
+// Seconds spent per phase, summed over everything this measurer did.
+struct PhaseTimings {
+  double checkout = 0;
+  double config = 0;
+  double build = 0;
+  double image = 0;
+  double boot = 0;
+  double workload = 0;
+  double teardown = 0;
+  int builds = 0;      // kernels compiled (cache misses)
+  int cache_hits = 0;  // kernels taken from the build cache
+  int boots = 0;
+};
+
+// A commit's kernel, or why there is none.
+struct KernelImage {
+  std::string commit;
+  std::string tree_id;
+  bool ok = false;
+  std::filesystem::path image;
+  std::string image_sha256;
+  std::optional<int64_t> build_id;
+  std::string failure;  // build-failed: the log tail
+};
+
+struct MeasuredRun {
+  Outcome outcome = Outcome::kInfraError;
+  std::map<std::string, double> metrics;  // metric_key() -> value, when ok
+  std::optional<double> value;            // the first (bisected) metric, when ok
+  int64_t run_id = 0;
+  std::string detail;
+};
+
+class CommitMeasurer {
+ public:
+  CommitMeasurer(const Scenario& scenario, Store& store, Events& events,
+                 std::filesystem::path workdir);
+  ~CommitMeasurer();
+
+  // The kernel of `commit` (a 40-hex id), built at most once per commit and process.
+  const KernelImage& kernel(const std::string& commit);
+
+  // Boots the commit's kernel once, runs the workload and stores the sample (and the run) the
+  // moment it exists. A commit that does not build yields kBuildFailed without a boot.
+  MeasuredRun measure(const std::string& commit, const Variant* variant,
+                      std::optional<int64_t> session_id);
+
+  const PhaseTimings& timings() const { return timings_; }
+  Repository& repository() { return repo_; }
+
+ private:
+  KernelImage build_kernel(const std::string& commit);
+
+  const Scenario& scenario_;
+  Store& store_;
+  Events& events_;
+  std::filesystem::path workdir_;
+  Repository repo_;
+  Builder builder_;
+  std::unique_ptr<Runner> runner_;
+  std::string config_hash_;
+  std::string host_;
+  std::map<std::string, KernelImage> kernels_;
+  PhaseTimings timings_;
+};
+
+// The variant called `name` in the scenario; "" is the default variant (nullptr). Throws
+// Error naming the variants that exist.
+const Variant* find_variant(const Scenario& scenario, const std::string& name);
+
+}  // namespace kbisect

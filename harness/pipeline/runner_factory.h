@@ -1,0 +1,21 @@
+// The Runner a scenario asks for (vm.runner): qemu or libvirt. runner: sim has no kernels to
+// boot; only the bisection's simulated measurer (bisect/sim_runner.h) serves it.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "common/events.h"
+#include "config/scenario.h"
+#include "vm/runner.h"
+
+namespace kbisect {
+
+// The static kdio binary for the guest: $KBISECT_KDIO if set, else the one built with this
+// kbisect.
+std::filesystem::path kdio_binary();
+
+std::unique_ptr<Runner> make_runner(const Scenario& scenario, const std::filesystem::path& workdir,
+                                    Events* events);
+
+}  // namespace kbisect

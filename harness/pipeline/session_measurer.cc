@@ -1,0 +1,96 @@
+#include "pipeline/session_measurer.h"
+
+#include "config/scenario_hash.h"
+#include "store/metrics.h"
+
+namespace kbisect {
+MeasureStatus status_of(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kOk:
+      return MeasureStatus::kOk;
+    case Outcome::kBuildFailed:
+      return MeasureStatus::kBuildFailed;
+    case Outcome::kBootFailed:
+      return MeasureStatus::kBootFailed;
+    case Outcome::kWorkloadFailed:
+    case Outcome::kTimeout:
+    case Outcome::kInfraError:
+      break;
+  }
+  return MeasureStatus::kOtherFailure;
+}
+
+namespace {
+
+Outcome outcome_of(MeasureStatus status) {
+  switch (status) {
+    case MeasureStatus::kOk:
+      return Outcome::kOk;
+    case MeasureStatus::kBuildFailed:
+      return Outcome::kBuildFailed;
+    case MeasureStatus::kBootFailed:
+      return Outcome::kBootFailed;
+    case MeasureStatus::kOtherFailure:
+    case MeasureStatus::kIdenticalImage:
+      break;
+  }
+  return Outcome::kWorkloadFailed;
+}
+
+}  // namespace
+
+Measurement KernelMeasurer::measure(const MeasureRequest& request) {
+  Measurement result;
+  last_run_id_.reset();
+  const KernelImage& kernel = measurer_.kernel(request.commit);
+  if (kernel.ok) {
+    auto [known, inserted] = commit_of_image_.emplace(kernel.image_sha256, request.commit);
+    if (!inserted && known->second != request.commit) {
+      result.status = MeasureStatus::kIdenticalImage;
+      result.same_as = known->second;
+      result.detail = "kernel image identical to " + known->second.substr(0, 12);
+      return result;
+    }
+  }
+  MeasuredRun run = measurer_.measure(request.commit, variant_, session_id_);
+  last_run_id_ = run.run_id;
+  result.status = status_of(run.outcome);
+  result.detail = run.detail;
+  if (run.value) result.value = *run.value;
+  return result;
+}
+
+StoredSimMeasurer::StoredSimMeasurer(SimMeasurer& sim, Store& store, const Scenario& scenario,
+                                     int64_t session_id)
+    : sim_(sim),
+      store_(store),
+      scenario_(scenario),
+      session_id_(session_id),
+      config_hash_(scenario_hash(scenario)) {}
+
+Measurement StoredSimMeasurer::measure(const MeasureRequest& request) {
+  Measurement result = sim_.measure(request);
+  RunRecord run;
+  run.session_id = session_id_;
+  run.commit = request.commit;
+  run.host = "sim";
+  run.accel = "sim";
+  run.outcome = outcome_of(result.status);
+  run.detail = result.detail;
+  std::vector<SampleRecord> samples;
+  if (result.status == MeasureStatus::kOk) {
+    SampleRecord sample;
+    sample.session_id = session_id_;
+    sample.commit = request.commit;
+    sample.config_hash = config_hash_;
+    sample.host = "sim";
+    sample.accel = "sim";
+    sample.kdio_json = "{}";
+    sample.metrics[metric_key(scenario_.metrics.front())] = result.value;
+    samples.push_back(std::move(sample));
+  }
+  last_run_id_ = store_.insert_run(run, samples);
+  return result;
+}
+
+}  // namespace kbisect

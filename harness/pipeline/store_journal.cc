@@ -1,0 +1,222 @@
+#include "pipeline/store_journal.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+const char* kind_text(JournalEntry::Kind kind) {
+  switch (kind) {
+    case JournalEntry::Kind::kSample:
+      return "sample";
+    case JournalEntry::Kind::kFailure:
+      return "failure";
+    case JournalEntry::Kind::kAlias:
+      return "alias";
+    case JournalEntry::Kind::kVerdict:
+      return "verdict";
+    case JournalEntry::Kind::kEndpointsOk:
+      return "endpoints-ok";
+  }
+  return "?";
+}
+
+JournalEntry::Kind parse_kind(const std::string& text) {
+  for (auto kind :
+       {JournalEntry::Kind::kSample, JournalEntry::Kind::kFailure, JournalEntry::Kind::kAlias,
+        JournalEntry::Kind::kVerdict, JournalEntry::Kind::kEndpointsOk}) {
+    if (text == kind_text(kind)) return kind;
+  }
+  fail("the database holds an unknown journal entry kind '{}'; was it written by a newer kbisect?",
+       text);
+}
+
+MeasureStatus parse_status(const std::string& text) {
+  for (auto status : {MeasureStatus::kOk, MeasureStatus::kBuildFailed, MeasureStatus::kBootFailed,
+                      MeasureStatus::kOtherFailure, MeasureStatus::kIdenticalImage}) {
+    if (text == measure_status_name(status)) return status;
+  }
+  fail("the database holds an unknown measure status '{}'", text);
+}
+
+VerdictKind parse_verdict_kind(const std::string& text) {
+  for (auto kind :
+       {VerdictKind::kGood, VerdictKind::kBad, VerdictKind::kUndecided, VerdictKind::kSkip}) {
+    if (text == verdict_name(kind)) return kind;
+  }
+  fail("the database holds an unknown verdict '{}'", text);
+}
+
+nlohmann::json verdict_json(const CommitVerdict& v) {
+  return {{"kind", verdict_name(v.kind)}, {"llr", v.llr},
+          {"p_vs_good", v.p_vs_good},     {"p_vs_bad", v.p_vs_bad},
+          {"effect", v.effect},           {"shift", {v.shift.estimate, v.shift.low, v.shift.high}},
+          {"samples", v.samples},         {"good_samples", v.good_samples},
+          {"bad_samples", v.bad_samples}};
+}
+
+CommitVerdict parse_verdict(const std::string& text) {
+  auto json = nlohmann::json::parse(text);
+  CommitVerdict v;
+  v.kind = parse_verdict_kind(json.at("kind"));
+  v.llr = json.at("llr");
+  v.p_vs_good = json.at("p_vs_good");
+  v.p_vs_bad = json.at("p_vs_bad");
+  v.effect = json.at("effect");
+  v.shift = {json.at("shift").at(0), json.at("shift").at(1), json.at("shift").at(2)};
+  v.samples = json.at("samples");
+  v.good_samples = json.at("good_samples");
+  v.bad_samples = json.at("bad_samples");
+  return v;
+}
+
+Verdict store_verdict(VerdictKind kind) {
+  switch (kind) {
+    case VerdictKind::kGood:
+      return Verdict::kGood;
+    case VerdictKind::kBad:
+      return Verdict::kBad;
+    case VerdictKind::kSkip:
+      return Verdict::kSkip;
+    case VerdictKind::kUndecided:
+      break;
+  }
+  return Verdict::kUndecided;
+}
+
+}  // namespace
+
+StoreJournal::StoreJournal(Store& store, Events& events, const StoringMeasurer& measurer,
+                           int64_t session_id, std::string metric_key)
+    : store_(store),
+      events_(events),
+      measurer_(measurer),
+      session_id_(session_id),
+      metric_key_(std::move(metric_key)) {
+  for (const auto& step : store_.steps_of(session_id_)) {
+    stepped_.insert(step.commit);
+    steps_ = std::max(steps_, step.step);
+  }
+  adopt_unjournaled_runs();
+}
+
+// A process killed between storing a run and journaling it leaves the run without an entry;
+// it happened after every journaled entry, so it is journaled now, at the end.
+void StoreJournal::adopt_unjournaled_runs() {
+  const auto journal = store_.journal_of(session_id_);
+  const Phase phase =
+      !journal.empty() && journal.back().phase == "confirm" ? Phase::kConfirm : Phase::kSearch;
+  for (const auto& run : store_.unjournaled_runs(session_id_, metric_key_)) {
+    JournalEntry entry;
+    entry.phase = phase;
+    entry.commit = run.commit;
+    if (run.value) {
+      entry.kind = JournalEntry::Kind::kSample;
+      entry.value = *run.value;
+    } else {
+      entry.kind = JournalEntry::Kind::kFailure;
+      entry.status = status_of(run.outcome);
+      entry.detail = run.detail;
+    }
+    append_record(entry, run.run_id);
+  }
+}
+
+void StoreJournal::add_step_once(const std::string& commit, const std::string& role) {
+  if (!stepped_.insert(commit).second) return;
+  StepRecord step;
+  step.session_id = session_id_;
+  step.step = ++steps_;
+  step.commit = commit;
+  step.role = role;
+  store_.add_step(step);
+}
+
+void StoreJournal::append(const JournalEntry& entry) {
+  append_record(entry, measurer_.last_run_id());
+}
+
+void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_t> run_id) {
+  JournalRecord record;
+  record.session_id = session_id_;
+  record.kind = kind_text(entry.kind);
+  record.phase = entry.phase == Phase::kSearch ? "search" : "confirm";
+  record.commit = entry.commit;
+  record.detail = entry.detail;
+  const std::string short_id = entry.commit.substr(0, 12);
+  switch (entry.kind) {
+    case JournalEntry::Kind::kSample:
+      record.value = entry.value;
+      record.run_id = run_id;
+      add_step_once(entry.commit, record.phase);
+      events_.emit("sample", {{"commit", entry.commit}, {"value", entry.value}});
+      break;
+    case JournalEntry::Kind::kFailure:
+      record.status = measure_status_name(entry.status);
+      record.run_id = run_id;
+      add_step_once(entry.commit, record.phase);
+      if (entry.phase == Phase::kSearch) {
+        VerdictRecord skip;
+        skip.session_id = session_id_;
+        skip.commit = entry.commit;
+        skip.verdict = Verdict::kSkip;
+        skip.reason = record.phase;
+        store_.add_verdict(skip);
+      }
+      events_.note("skip", fmt::format("{} {}: {}", short_id, record.status, entry.detail),
+                   {{"commit", entry.commit}, {"status", record.status}});
+      break;
+    case JournalEntry::Kind::kAlias:
+      events_.note(
+          "alias",
+          fmt::format("{} has the same kernel image as {}", short_id, entry.detail.substr(0, 12)),
+          {{"commit", entry.commit}, {"same_as", entry.detail}});
+      break;
+    case JournalEntry::Kind::kVerdict: {
+      record.verdict_json = verdict_json(entry.verdict).dump();
+      VerdictRecord verdict;
+      verdict.session_id = session_id_;
+      verdict.commit = entry.commit;
+      verdict.verdict = store_verdict(entry.verdict.kind);
+      verdict.p_mwu = std::min(entry.verdict.p_vs_good, entry.verdict.p_vs_bad);
+      verdict.effect = entry.verdict.effect;
+      verdict.samples = entry.verdict.samples;
+      verdict.good_samples = entry.verdict.good_samples;
+      verdict.bad_samples = entry.verdict.bad_samples;
+      verdict.reason = record.phase;
+      store_.add_verdict(verdict);
+      events_.note(
+          "verdict",
+          fmt::format("{} is {} ({:+.1f}%, {} samples)", short_id, verdict_name(entry.verdict.kind),
+                      100 * entry.verdict.effect, entry.verdict.samples),
+          {{"commit", entry.commit}, {"verdict", verdict_name(entry.verdict.kind)}});
+      break;
+    }
+    case JournalEntry::Kind::kEndpointsOk:
+      events_.note("endpoints", "good and bad differ as configured: searching");
+      break;
+  }
+  store_.append_journal(record);
+}
+
+std::vector<JournalEntry> StoreJournal::replay() const {
+  std::vector<JournalEntry> entries;
+  for (const auto& record : store_.journal_of(session_id_)) {
+    JournalEntry entry;
+    entry.kind = parse_kind(record.kind);
+    entry.phase = record.phase == "confirm" ? Phase::kConfirm : Phase::kSearch;
+    entry.commit = record.commit;
+    entry.detail = record.detail;
+    if (record.value) entry.value = *record.value;
+    if (!record.status.empty()) entry.status = parse_status(record.status);
+    if (!record.verdict_json.empty()) entry.verdict = parse_verdict(record.verdict_json);
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+}  // namespace kbisect

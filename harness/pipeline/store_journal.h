@@ -1,0 +1,42 @@
+// The bisection journal (bisect/session.h) in the results database. Each entry is committed
+// the moment it is appended; verdicts also become rows of the verdicts table and a commit's
+// first measurement a step, for `kbisect log` and `kbisect query steps`. The samples
+// themselves are stored by the CommitMeasurer as they are taken; a run that a killed process
+// stored but did not journal any more is picked up by replay(), so none is lost or taken twice.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+
+#include "bisect/session.h"
+#include "common/events.h"
+#include "pipeline/session_measurer.h"
+#include "store/store.h"
+
+namespace kbisect {
+
+class StoreJournal : public SessionJournal {
+ public:
+  // `measurer` tells which run a sample or failure entry comes from.
+  StoreJournal(Store& store, Events& events, const StoringMeasurer& measurer, int64_t session_id,
+               std::string metric_key);
+
+  void append(const JournalEntry& entry) override;
+  std::vector<JournalEntry> replay() const override;
+
+ private:
+  void adopt_unjournaled_runs();
+  void append_record(const JournalEntry& entry, std::optional<int64_t> run_id);
+  void add_step_once(const std::string& commit, const std::string& role);
+
+  Store& store_;
+  Events& events_;
+  const StoringMeasurer& measurer_;
+  int64_t session_id_;
+  std::string metric_key_;
+  std::set<std::string> stepped_;
+  int steps_ = 0;
+};
+
+}  // namespace kbisect

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# e2e: the whole pipeline — libgit2, kernel builds, QEMU boots, kdio in the guest, SQLite, the
+# statistics — on the small generated history (scripts/demo-history --small). The culprit must
+# be the planted commit, and no VM may be left behind.
+#   bisect_small_history.sh KBISECT SOURCE_DIR WORK_DIR KERNEL_CACHE
+set -euo pipefail
+kbisect=$1 source_dir=$2 work=$3 kernel_cache=$4
+mkdir -p "$work" "$kernel_cache"
+
+"$source_dir/scripts/demo-history/generate.sh" --small "$work/linux"
+meta="$work/linux.meta.json"
+field() { sed -n "s/^ *\"$1\": *\"\([0-9a-f]*\)\".*/\1/p" "$meta"; }
+good=$(field good) bad=$(field bad) planted=$(field planted)
+[[ -n "$good" && -n "$bad" && -n "$planted" ]] || { echo "FAIL: cannot read $meta"; exit 1; }
+
+cat >"$work/e2e.yaml" <<YAML
+name: e2e-small
+kernel:
+  repo: $work/linux
+  base_config: tinyconfig
+  fragments: [$source_dir/vmimages/kconfig/guest.config]
+build: {cache_dir: $kernel_cache}
+vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 120s, workload_timeout: 5m}
+device: {kind: emulated-nvme, size: 1G}
+filesystem: {type: ext4}
+workload:
+  jobs: [$source_dir/workloads/jobs/demo-randread.fio]
+  vars: {SIZE: 128m, RUNTIME: "4"}
+metrics: [{name: read.iops, better: higher}]
+bisect: {min_samples: 3, max_samples: 8, alpha: 0.01, min_effect: 10%}
+workdir: $work/work
+YAML
+
+"$kbisect" --db "$work/e2e.db" --json bisect -c "$work/e2e.yaml" --good "$good" --bad "$bad" \
+  --fresh >"$work/events.jsonl"
+result=$(tail -n 1 "$work/events.jsonl")
+echo "result: $result"
+culprit=$(sed -n 's/.*"culprit":"\([0-9a-f]*\)".*/\1/p' <<<"$result")
+
+status=0
+if [[ "$culprit" != "$planted" ]]; then
+  echo "FAIL: culprit '${culprit:-none}' is not the planted commit $planted"
+  status=1
+fi
+if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then
+  echo "FAIL: a QEMU process was left behind:"
+  pgrep -af 'qemu-system-x86_64.*kbisect'
+  status=1
+fi
+[[ $status -eq 0 ]] && echo "PASS: culprit $culprit is the planted commit; no VM left"
+exit $status
