@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "build/builder.h"
-#include "build/digest.h"
+#include "common/sha256.h"
 #include "build/kconfig.h"
 #include "common/process.h"
 
@@ -103,14 +103,14 @@ TEST_F(KernelBuild, BuildsCachesAndRebuildsIncrementally) {
   ASSERT_TRUE(first.ok()) << first.log_tail;
   EXPECT_FALSE(first.cache_hit);
   ASSERT_TRUE(fs::is_regular_file(first.image));
-  EXPECT_EQ(sha256_file(first.image), first.image_sha256);
+  EXPECT_EQ(sha256_file_hex(first.image), first.image_sha256);
   EXPECT_GT(fs::file_size(first.image), 100'000u);
   EXPECT_THAT(first.compiler, HasSubstr("gcc"));
   EXPECT_TRUE(fs::is_regular_file(first.log));
   KernelConfig guest = KernelConfig::load(default_guest_config().string());
   KernelConfig final_config = KernelConfig::load(first.config.string());
   EXPECT_TRUE(find_missing(guest, final_config).empty());
-  EXPECT_EQ(sha256_file(first.config), first.config_sha256);
+  EXPECT_EQ(sha256_file_hex(first.config), first.config_sha256);
 
   BuildResult again = build("tree-a");
   ASSERT_TRUE(again.ok());
