@@ -169,7 +169,7 @@ int bisect(const GlobalOptions& globals, const BisectOptions& options) {
         fmt::print("{}\n", result.dump());
       } else {
         fmt::print("session {} already answered this (make it again with --fresh)\n", session.id);
-        print_summary(result, store, scenario, session, sim ? nullptr : &repo, nullptr, 0);
+        print_summary(result, store, scenario, session, &repo, nullptr, 0);
       }
       return exit_code(result["verdict"]);
     }
@@ -239,7 +239,7 @@ int bisect(const GlobalOptions& globals, const BisectOptions& options) {
     result = run_session(input, *strategy, measurer, journal);
   }
 
-  auto json = result_json(session.id, result, sim ? nullptr : &repo);
+  auto json = result_json(session.id, result, &repo);
   store.finish_session(
       session.id,
       result.verdict == SessionVerdict::kAborted ? SessionStatus::kAborted : SessionStatus::kDone,
@@ -250,8 +250,8 @@ int bisect(const GlobalOptions& globals, const BisectOptions& options) {
     context.events.emit("culprit", json);
     fmt::print("{}\n", json.dump());
   } else {
-    print_summary(json, store, scenario, session, sim ? nullptr : &repo,
-                  kernels ? &kernels->timings() : nullptr, seconds);
+    print_summary(json, store, scenario, session, &repo, kernels ? &kernels->timings() : nullptr,
+                  seconds);
   }
   return exit_code(json["verdict"]);
 }

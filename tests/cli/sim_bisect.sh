@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The CLI around the search, on a real git history with the simulated runner (runner: sim
+# measures nothing; it exists for tests like this one): bisect names the changed commit,
+# a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
+# and leads git to the same first bad commit, `kbisect query` reads the session and refuses
+# writes, and --git-bisect-run's error path aborts with 128.
+#   sim_bisect.sh KBISECT WORK_DIR
+set -euo pipefail
+kbisect=$1 work=$2
+rm -rf "$work" && mkdir -p "$work/repo"
+git() { command git -C "$work/repo" -c user.name=t -c user.email=t@example.com "$@"; }
+git init -q
+for i in $(seq 0 40); do
+  echo "$i" >"$work/repo/file"
+  git add file
+  GIT_COMMITTER_DATE="2020-01-01T00:00:$((i % 60))" git commit -qm "change $i"
+done
+good=$(git rev-parse HEAD~40) bad=$(git rev-parse HEAD) planted=$(git rev-parse HEAD~13)
+
+cat >"$work/sim.yaml" <<YAML
+name: sim-cli
+kernel: {repo: $work/repo}
+vm: {runner: sim}
+metrics: [{name: read.iops, better: higher}]
+sim:
+  seed: 7
+  noise: {dist: lognormal, cv: 5%}
+  changes: [{commit: "change 27", factor: 0.85}]
+  outcomes: [{commit: "change 20", outcome: build-failed}]
+YAML
+db=$work/sim.db
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" >"$work/first.jsonl"
+result=$(tail -n 1 "$work/first.jsonl")
+grep -q "\"culprit\":\"$planted\"" <<<"$result" || fail "culprit is not $planted: $result"
+grep -q '"verdict":"found"' <<<"$result" || fail "verdict: $result"
+grep -q '"confirmed":true' <<<"$result" || fail "not confirmed: $result"
+grep -q '"event":"verdict"' "$work/first.jsonl" || fail "no verdict events in --json output"
+
+again=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad")
+[[ "$again" == "$result" ]] || fail "the stored session answered differently: $again"
+
+"$kbisect" --db "$db" log 1 >"$work/bisect.log"
+git bisect replay "$work/bisect.log" >"$work/replay.out" 2>&1 || { cat "$work/replay.out"; fail "git bisect replay"; }
+grep -q "^$planted is the first bad commit" "$work/replay.out" || { cat "$work/replay.out"; fail "replay did not end at $planted"; }
+git bisect reset >/dev/null 2>&1
+
+"$kbisect" --db "$db" query --format csv "select count(*) as n from samples" | tr -d "\r" | tail -n 1 | grep -qE '^[1-9][0-9]*$' ||
+  fail "query found no samples"
+if "$kbisect" --db "$db" query "delete from samples" 2>"$work/query.err"; then fail "query wrote"; fi
+grep -q "read-only" "$work/query.err" || fail "no read-only message: $(cat "$work/query.err")"
+
+set +e
+"$kbisect" --db "$db" run -c "$work/sim.yaml" --commit "$bad" --git-bisect-run 2>"$work/run.err"
+status=$?
+set -e
+[[ $status -eq 128 ]] || fail "--git-bisect-run error exit $status, want 128: $(cat "$work/run.err")"
+echo "PASS"
