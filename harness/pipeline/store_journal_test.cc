@@ -1,0 +1,108 @@
+#include "pipeline/store_journal.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace kbisect {
+namespace {
+
+// Stores runs the way the real measurers do, without kernels.
+class RunWriter : public StoringMeasurer {
+ public:
+  RunWriter(Store& store, int64_t session) : store_(store), session_(session) {}
+  Measurement measure(const MeasureRequest&) override { return {}; }
+
+  // A stored run of `commit` with one sample of read.iops = value.
+  void store_run(const std::string& commit, double value) {
+    RunRecord run;
+    run.session_id = session_;
+    run.commit = commit;
+    SampleRecord sample;
+    sample.session_id = session_;
+    sample.commit = commit;
+    sample.kdio_json = "{}";
+    sample.metrics["read.iops"] = value;
+    last_run_id_ = store_.insert_run(run, {sample});
+  }
+
+ private:
+  Store& store_;
+  int64_t session_;
+};
+
+class StoreJournalTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() /
+            ("kbisect-journal-" + std::to_string(::getpid()) + ".db");
+    std::filesystem::remove(path_);
+    store_.emplace(path_);
+    SessionRecord session;
+    session.good_commits = {std::string(40, 'a')};
+    session.bad_commit = std::string(40, 'b');
+    session_ = store_->create_session(session);
+  }
+  void TearDown() override {
+    store_.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      std::filesystem::remove(path_.string() + suffix);
+    }
+  }
+
+  JournalEntry sample(const std::string& commit, double value) {
+    JournalEntry entry;
+    entry.commit = commit;
+    entry.value = value;
+    return entry;
+  }
+
+  std::filesystem::path path_;
+  std::optional<Store> store_;
+  int64_t session_ = 0;
+  Events events_{Events::Mode::kQuiet};
+};
+
+TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_, "read.iops");
+  writer.store_run("c1", 10);
+  journal.append(sample("c1", 10));
+  JournalEntry verdict;
+  verdict.kind = JournalEntry::Kind::kVerdict;
+  verdict.commit = "c1";
+  verdict.verdict.kind = VerdictKind::kBad;
+  verdict.verdict.effect = -0.1;
+  verdict.verdict.samples = 1;
+  journal.append(verdict);
+
+  auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].kind, JournalEntry::Kind::kSample);
+  EXPECT_EQ(entries[0].value, 10);
+  EXPECT_EQ(entries[1].kind, JournalEntry::Kind::kVerdict);
+  EXPECT_EQ(entries[1].verdict.kind, VerdictKind::kBad);
+  EXPECT_DOUBLE_EQ(entries[1].verdict.effect, -0.1);
+  ASSERT_EQ(store_->verdicts_of(session_).size(), 1u);
+  EXPECT_EQ(store_->verdicts_of(session_)[0].verdict, Verdict::kBad);
+  ASSERT_EQ(store_->steps_of(session_).size(), 1u);
+}
+
+TEST_F(StoreJournalTest, AdoptsARunStoredByAKilledProcessExactlyOnce) {
+  RunWriter writer(*store_, session_);
+  {
+    StoreJournal journal(*store_, events_, writer, session_, "read.iops");
+    writer.store_run("c1", 10);
+    journal.append(sample("c1", 10));
+    writer.store_run("c2", 7);  // killed before its journal entry
+  }
+  auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[1].commit, "c2");
+  EXPECT_EQ(entries[1].value, 7);
+  // Opening the journal again adopts nothing more.
+  EXPECT_EQ(StoreJournal(*store_, events_, writer, session_, "read.iops").replay().size(), 2u);
+}
+
+}  // namespace
+}  // namespace kbisect
