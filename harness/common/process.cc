@@ -32,7 +32,11 @@ class OutputSink {
   }
 
   void add(std::string_view chunk) {
-    if (log_.is_open()) log_.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    if (log_.is_open()) {
+      // Flushed per chunk so that a person can follow a long build with tail -f.
+      log_.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+      log_.flush();
+    }
     tail_.append(chunk);
     if (tail_.size() > 2 * options_.tail_bytes) tail_.erase(0, tail_.size() - options_.tail_bytes);
     if (!options_.on_line) return;
