@@ -25,8 +25,10 @@ build: configure
 demo: build
 	@scripts/demo.sh $(BUILD_DIR) $(if $(FRESH),--fresh)
 
+# Unit and integration tests. The e2e bisection of a generated kernel history is not part of it
+# yet: it has not been seen to pass on a CI machine (make test-e2e).
 test: build format-check
-	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS) -j $(JOBS)
+	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS) -j $(JOBS) -LE e2e
 
 test-unit: build
 	cd $(BUILD_DIR) && ctest $(CTEST_FLAGS) -j $(JOBS) -L unit

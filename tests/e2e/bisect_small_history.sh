@@ -2,13 +2,15 @@
 # e2e: the whole pipeline — libgit2, kernel builds, QEMU boots, kdio in the guest, SQLite, the
 # statistics — on the small generated history (scripts/demo-history --small). The culprit must
 # be the planted commit, and no VM may be left behind.
-#   bisect_small_history.sh KBISECT SOURCE_DIR WORK_DIR KERNEL_CACHE
+# It shares the history, the build cache and the kernel work tree with tests/kernel
+# (SHARED_DIR), so its builds are incremental.
+#   bisect_small_history.sh KBISECT SOURCE_DIR WORK_DIR SHARED_DIR
 set -euo pipefail
-kbisect=$1 source_dir=$2 work=$3 kernel_cache=$4
-mkdir -p "$work" "$kernel_cache"
+kbisect=$1 source_dir=$2 work=$3 shared=$4
+mkdir -p "$work" "$shared"
 
-"$source_dir/scripts/demo-history/generate.sh" --small "$work/linux"
-meta="$work/linux.meta.json"
+"$source_dir/scripts/demo-history/generate.sh" --small "$shared/history"
+meta="$shared/history.meta.json"
 field() { sed -n "s/^ *\"$1\": *\"\([0-9a-f]*\)\".*/\1/p" "$meta"; }
 good=$(field good) bad=$(field bad) planted=$(field planted)
 [[ -n "$good" && -n "$bad" && -n "$planted" ]] || { echo "FAIL: cannot read $meta"; exit 1; }
@@ -16,10 +18,10 @@ good=$(field good) bad=$(field bad) planted=$(field planted)
 cat >"$work/e2e.yaml" <<YAML
 name: e2e-small
 kernel:
-  repo: $work/linux
+  repo: $shared/history
   base_config: tinyconfig
   fragments: [$source_dir/vmimages/kconfig/guest.config]
-build: {cache_dir: $kernel_cache}
+build: {cache_dir: $shared/cache}
 vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 120s, workload_timeout: 5m}
 device: {kind: emulated-nvme, size: 1G}
 filesystem: {type: ext4}
@@ -28,7 +30,7 @@ workload:
   vars: {SIZE: 128m, RUNTIME: "4"}
 metrics: [{name: read.iops, better: higher}]
 bisect: {min_samples: 3, max_samples: 8, alpha: 0.01, min_effect: 10%}
-workdir: $work/work
+workdir: $shared/work
 YAML
 
 "$kbisect" --db "$work/e2e.db" --json bisect -c "$work/e2e.yaml" --good "$good" --bad "$bad" \

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# `kbisect run` for real, and the kernel image the VM tests boot: Debian's linux-source-6.1 as
+# the base of the small generated history (scripts/demo-history --small), built (tinyconfig +
+# vmimages/kconfig/guest.config, ccache), booted under QEMU with an emulated NVMe namespace,
+# kdio run on ext4 in the guest, the sample found in the database; then a commit that does not
+# compile must come out build-failed without a boot. Leaves OUT/bzImage for the VM tests.
+#   run_real_kernel.sh KBISECT SOURCE_DIR OUT_DIR
+set -euo pipefail
+kbisect=$1 source_dir=$2 out=$3
+mkdir -p "$out"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$source_dir/scripts/demo-history/generate.sh" --small "$out/history"
+meta="$out/history.meta.json"
+field() { sed -n "s/^ *\"$1\": *\"\([0-9a-f]*\)\".*/\1/p" "$meta"; }
+list_first() { sed -n "s/^ *\"$1\": *\[\"\([0-9a-f]*\)\".*/\1/p" "$meta"; }
+base=$(field good) broken=$(list_first non_building)
+[[ -n "$base" && -n "$broken" ]] || fail "cannot read $meta"
+
+cat >"$out/run.yaml" <<YAML
+name: real-kernel
+kernel:
+  repo: $out/history
+  base_config: tinyconfig
+  fragments: [$source_dir/vmimages/kconfig/guest.config]
+build: {cache_dir: $out/cache}
+vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 180s, workload_timeout: 5m}
+device: {kind: emulated-nvme, size: 1G}
+filesystem: {type: ext4}
+workload:
+  jobs: [$source_dir/workloads/jobs/demo-randread.fio]
+  vars: {SIZE: 64m, RUNTIME: "3"}
+metrics: [{name: read.iops, better: higher}]
+workdir: $out/work
+YAML
+db=$out/run.db
+rm -f "$db" "$db-wal" "$db-shm"
+
+"$kbisect" --db "$db" run -c "$out/run.yaml" --commit "$base" --samples 1 --timings | tee "$out/run.out"
+grep -q "sample 1/1: ok read.iops = " "$out/run.out" || fail "no ok sample"
+grep -q "^timings: checkout" "$out/run.out" || fail "no timings"
+samples=$("$kbisect" --db "$db" query --format csv \
+  "select count(*) as n from samples where commit_id = '$base'" | tr -d '\r' | tail -n 1)
+[[ "$samples" == 1 ]] || fail "expected 1 stored sample of $base, found '$samples'"
+
+image=$("$kbisect" --db "$db" query --format csv \
+  "select image_sha256 as s from builds where commit_id = '$base' and outcome = 'ok'" |
+  tr -d '\r' | tail -n 1)
+cp "$(find "$out/cache" -path "*/bzImage" | head -n 1)" "$out/bzImage.tmp"
+[[ "$(sha256sum <"$out/bzImage.tmp" | cut -d' ' -f1)" == "$image" ]] || fail "cached image differs"
+mv "$out/bzImage.tmp" "$out/bzImage"
+
+set +e
+"$kbisect" --db "$db" run -c "$out/run.yaml" --commit "$broken" --samples 1 | tee "$out/broken.out"
+status=${PIPESTATUS[0]}
+set -e
+[[ $status -eq 1 ]] || fail "a commit that does not build must exit 1, got $status"
+grep -q "build-failed" "$out/broken.out" || fail "not classified build-failed"
+outcome=$("$kbisect" --db "$db" query --format csv \
+  "select outcome from builds where commit_id = '$broken'" | tr -d '\r' | tail -n 1)
+[[ "$outcome" == build-failed ]] || fail "builds table says '$outcome'"
+if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then fail "a QEMU process was left"; fi
+echo "PASS"
