@@ -8,10 +8,10 @@
 namespace kbisect {
 
 struct CommitNode {
-  std::string id;              // 40-hex sha
-  std::string subject;         // first line of the message
-  std::vector<int> parents;    // indexes into CommitGraph::nodes; parents outside the set are omitted
-  bool touches_paths = true;   // false when path limiting is on and the commit changes none of them
+  std::string id;            // 40-hex sha
+  std::string subject;       // first line of the message
+  std::vector<int> parents;  // indexes into CommitGraph::nodes; parents outside the set are omitted
+  bool touches_paths = true;  // false when path limiting is on and the commit changes none of them
 };
 
 // Candidates in `bad ^good...`: nodes are in git's default rev-list order (newest first,

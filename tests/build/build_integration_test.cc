@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "build/builder.h"
-#include "common/sha256.h"
 #include "build/kconfig.h"
 #include "common/process.h"
+#include "common/sha256.h"
 
 namespace kbisect {
 namespace {
