@@ -10,7 +10,7 @@ packages=(
   libgit2-dev libvirt-dev libyaml-cpp-dev libboost-dev libboost-filesystem-dev libboost-math-dev
   libsqlite3-dev sqlite3 libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev libfmt-dev libssl-dev
   # kdio (static libaio.a and liburing.a ship with the -dev packages) and its peer
-  libaio-dev liburing-dev fio
+  libaio-dev liburing-dev fio python3
   # guests
   qemu-system-x86 qemu-utils busybox-static e2fsprogs xfsprogs cpio
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
