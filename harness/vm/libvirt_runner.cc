@@ -272,17 +272,7 @@ std::string LibvirtBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   }
   return resolve_accel(
       wanted, host, context_.workdir / "accel-cache.json",
-      [&] {
-        fs::path dir = context_.workdir / "accel-probe";
-        fs::create_directories(dir);
-        VmSpec quick;
-        quick.boot_timeout_seconds = 20;
-        PhaseClock clock(quick);
-        ConsoleWatch watch;
-        boot(probe_plan(context_, kernel, "kvm", dir), dir / "console.log", clock, watch);
-        return watch.init_reached();
-      },
-      context_.events);
+      [&] { return kvm_boots(*this, context_, kernel); }, context_.events);
 }
 
 VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, PhaseClock& clock,

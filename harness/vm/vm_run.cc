@@ -148,4 +148,16 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
   return result;
 }
 
+bool kvm_boots(VmBackend& backend, const RunnerContext& context,
+               const std::filesystem::path& kernel) {
+  std::filesystem::path dir = context.workdir / "accel-probe";
+  std::filesystem::create_directories(dir);
+  VmSpec quick;
+  quick.boot_timeout_seconds = 20;
+  PhaseClock clock(quick);
+  ConsoleWatch watch;
+  backend.boot(probe_plan(context, kernel, "kvm", dir), dir / "console.log", clock, watch);
+  return watch.init_reached();
+}
+
 }  // namespace kbisect

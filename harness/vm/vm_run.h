@@ -78,6 +78,11 @@ class VmBackend {
                         PhaseClock& clock, ConsoleWatch& watch) = 0;
 };
 
+// The accel probe: boots `kernel` once under KVM with the probe guest (20 s deadline); true
+// when its init reported in.
+bool kvm_boots(VmBackend& backend, const RunnerContext& context,
+               const std::filesystem::path& kernel);
+
 // A whole run through a backend: plan, boot, classify, retry an infra-error once.
 RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
 
