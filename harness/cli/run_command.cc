@@ -73,11 +73,10 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
                                    {"outcome", outcome_name(measured.outcome)},
                                    {"metrics", measured.metrics}});
     // A kernel that does not build or boot gives the same answer every time.
-    if (measured.outcome == Outcome::kBuildFailed || measured.outcome == Outcome::kBootFailed) {
-      measurements.push_back(std::move(measured));
-      break;
-    }
+    const bool final_answer =
+        measured.outcome == Outcome::kBuildFailed || measured.outcome == Outcome::kBootFailed;
     measurements.push_back(std::move(measured));
+    if (final_answer) break;
   }
   if (options.git_bisect_run) {
     return git_bisect_run_verdict(context, measurer, commit, variant, measurements);
