@@ -121,7 +121,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   request.variant = variant;
   request.log_dir = workdir_ / "runs" / commit.substr(0, 12);
   std::filesystem::create_directories(request.log_dir);
-  events_.phase_begin("boot", commit.substr(0, 12) + (variant ? "@" + variant->name : ""));
+  events_.phase_begin("vm", commit.substr(0, 12) + (variant ? "@" + variant->name : ""));
   auto start = std::chrono::steady_clock::now();
   RunResult result = runner_->run(request);
   ++timings_.boots;
@@ -129,7 +129,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   timings_.workload += result.workload_seconds;
   timings_.teardown +=
       std::max(0.0, seconds_since(start) - result.boot_seconds - result.workload_seconds);
-  events_.phase_end("run", seconds_since(start), outcome_name(result.outcome));
+  events_.phase_end("vm", seconds_since(start), outcome_name(result.outcome));
 
   run.accel = result.accel;
   run.outcome = result.outcome;
