@@ -21,8 +21,10 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The main job: bisect the generated demo kernel history (FRESH=1: a new session).
-demo: build
+# The main job: bisect the generated demo kernel history (FRESH=1: a new session). Builds only
+# kbisect (and the kdio it embeds), not the tests.
+demo: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target kbisect
 	@scripts/demo.sh $(BUILD_DIR) $(if $(FRESH),--fresh)
 
 # Unit and integration tests. The e2e bisection of a generated kernel history is not part of it

@@ -123,9 +123,11 @@ void print_summary(const nlohmann::json& result, Store& store, const Scenario& s
   if (timings) {
     fmt::print(
         "builds {}, build-cache hits {}, boots {}; time: checkout {:.0f} s, config {:.0f} s, "
-        "build {:.0f} s, boot {:.0f} s, workload {:.0f} s, teardown {:.0f} s, total {:.0f} s\n",
+        "build {:.0f} s, image {:.0f} s, boot {:.0f} s, workload {:.0f} s, teardown {:.0f} s, "
+        "total {:.0f} s\n",
         timings->builds, timings->cache_hits, timings->boots, timings->checkout, timings->config,
-        timings->build, timings->boot, timings->workload, timings->teardown, seconds);
+        timings->build, timings->image, timings->boot, timings->workload, timings->teardown,
+        seconds);
   }
 }
 

@@ -125,10 +125,11 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   auto start = std::chrono::steady_clock::now();
   RunResult result = runner_->run(request);
   ++timings_.boots;
+  timings_.image += result.image_seconds;
   timings_.boot += result.boot_seconds;
   timings_.workload += result.workload_seconds;
-  timings_.teardown +=
-      std::max(0.0, seconds_since(start) - result.boot_seconds - result.workload_seconds);
+  timings_.teardown += std::max(0.0, seconds_since(start) - result.image_seconds -
+                                         result.boot_seconds - result.workload_seconds);
   events_.phase_end("vm", seconds_since(start), outcome_name(result.outcome));
 
   run.accel = result.accel;

@@ -27,6 +27,7 @@ struct RunResult {
   Outcome outcome = Outcome::kInfraError;
   std::string kdio_json;        // validated kdio JSON output, when outcome is kOk
   std::string detail;           // one line: why it failed (panic message, timeout phase, ...)
+  double image_seconds = 0;     // making the run's initramfs (the base one is cached)
   double boot_seconds = 0;      // VM start until guest init reported in
   double workload_seconds = 0;  // guest init report until results received
   std::string accel;            // "kvm" or "tcg" as actually used

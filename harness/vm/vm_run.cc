@@ -120,10 +120,12 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
 
   const std::string accel = backend.choose_accel(scenario.vm.accel, request.kernel_image);
   fs::path initrd = log_dir / "initramfs.cpio";
+  const auto image_start = Clock::now();
   write_run_initramfs(base_initramfs(context.image, context.workdir),
                       guest_run_for(scenario, request.variant), initrd);
 
   RunResult result;
+  result.image_seconds = std::chrono::duration<double>(Clock::now() - image_start).count();
   for (int attempt = 1; attempt <= 2; ++attempt) {
     VmPlan plan = plan_for(context, request, accel, initrd, context.events);
     result.console_log = log_dir / fmt::format("console-{}.log", attempt);
