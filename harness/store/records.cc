@@ -25,15 +25,6 @@ E value_of(const std::array<std::pair<E, std::string_view>, N>& names, std::stri
   fail("unknown {} '{}' in the database; is it from a newer kbisect?", what, text);
 }
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 6> kOutcomes = {{
-    {Outcome::kOk, "ok"},
-    {Outcome::kBuildFailed, "build-failed"},
-    {Outcome::kBootFailed, "boot-failed"},
-    {Outcome::kWorkloadFailed, "workload-failed"},
-    {Outcome::kTimeout, "timeout"},
-    {Outcome::kInfraError, "infra-error"},
-}};
-
 constexpr std::array<std::pair<SessionKind, std::string_view>, 5> kKinds = {{
     {SessionKind::kBisect, "bisect"},
     {SessionKind::kCompare, "compare"},
@@ -57,11 +48,8 @@ constexpr std::array<std::pair<Verdict, std::string_view>, 4> kVerdicts = {{
 
 }  // namespace
 
-std::string_view outcome_text(Outcome outcome) {
-  return text_of(kOutcomes, outcome);
-}
 Outcome parse_outcome(std::string_view text) {
-  return value_of(kOutcomes, text, "outcome");
+  return value_of(kOutcomeNames, text, "outcome");
 }
 std::string_view session_kind_text(SessionKind kind) {
   return text_of(kKinds, kind);

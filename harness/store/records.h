@@ -166,7 +166,6 @@ struct SampleFilter {
   std::optional<int64_t> session_id;  // only this session's samples
 };
 
-std::string_view outcome_text(Outcome outcome);
 Outcome parse_outcome(std::string_view text);
 std::string_view session_kind_text(SessionKind kind);
 SessionKind parse_session_kind(std::string_view text);

@@ -89,7 +89,7 @@ int64_t Store::insert_build(const BuildRecord& build) {
       "outcome, seconds, log_path, log_tail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   insert
       .bind(build.commit, build.tree_id, build.config_hash, build.compiler, build.image_sha256,
-            outcome_text(build.outcome), build.seconds, build.log_path, build.log_tail)
+            outcome_name(build.outcome), build.seconds, build.log_path, build.log_tail)
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_.get());
   transaction.commit();
@@ -123,7 +123,7 @@ int64_t Store::insert_run(const RunRecord& run, const std::vector<SampleRecord>&
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   insert
       .bind(run.session_id, run.build_id, run.commit, run.variant, run.host, run.accel,
-            outcome_text(run.outcome), run.boot_seconds, run.workload_seconds, run.detail,
+            outcome_name(run.outcome), run.boot_seconds, run.workload_seconds, run.detail,
             run.console_log)
       .run();
   int64_t run_id = sqlite3_last_insert_rowid(db_.get());

@@ -3,8 +3,11 @@
 // (draws from a model; statistical tests only).
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "config/scenario.h"
 
@@ -12,8 +15,23 @@ namespace kbisect {
 
 enum class Outcome { kOk, kBuildFailed, kBootFailed, kWorkloadFailed, kTimeout, kInfraError };
 
-// "ok", "build-failed", "boot-failed", "workload-failed", "timeout", "infra-error".
-const char* outcome_name(Outcome outcome);
+// The names in messages, events and the database (runs.outcome).
+inline constexpr std::array<std::pair<Outcome, std::string_view>, 6> kOutcomeNames = {{
+    {Outcome::kOk, "ok"},
+    {Outcome::kBuildFailed, "build-failed"},
+    {Outcome::kBootFailed, "boot-failed"},
+    {Outcome::kWorkloadFailed, "workload-failed"},
+    {Outcome::kTimeout, "timeout"},
+    {Outcome::kInfraError, "infra-error"},
+}};
+
+// Every name above is a string literal, so data() is NUL-terminated.
+constexpr const char* outcome_name(Outcome outcome) {
+  for (const auto& [candidate, name] : kOutcomeNames) {
+    if (candidate == outcome) return name.data();
+  }
+  return "unknown";
+}
 
 struct RunRequest {
   std::filesystem::path kernel_image;  // bzImage
