@@ -1,17 +1,22 @@
-// Builds real kernels from Debian's linux-source-6.1: a cold (or incremental) build, a cache
-// hit, a one-file rebuild that must give a byte-identical image, and a build that fails.
-// The source tree and object directory persist under the build tree between runs; the
-// build cache is new for every run, so the first build is never a hit.
+// Builds real kernels: an incremental build, a cache hit, a one-file rebuild that must give a
+// byte-identical image, and a build that fails. They reuse the source tree and object
+// directory that tests/kernel (fixture test_kernel) built with `kbisect run`, so no test pays
+// for a second cold kernel build; the build cache is new for every run, so the first build
+// here is never a hit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "build/builder.h"
 #include "build/kconfig.h"
+#include "common/error.h"
 #include "common/process.h"
 #include "common/sha256.h"
+#include "git/checkout.h"
+#include "git/repository.h"
 
 namespace kbisect {
 namespace {
@@ -19,10 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const fs::path kTarball = "/usr/src/linux-source-6.1.tar.xz";
+const fs::path kKernelDir = KBISECT_TEST_KERNEL_DIR;  // tests/kernel's output
+const fs::path kSource = kKernelDir / "work/src";
 const fs::path kCache = KBISECT_TEST_CACHE_DIR;
-const fs::path kSource = kCache / "linux-source-6.1";
-const fs::path kPristine = kCache / "ext4-file.c.orig";
 constexpr const char* kEditedFile = "fs/ext4/file.c";
 
 std::string read_file(const fs::path& path) {
@@ -36,24 +40,16 @@ void write_file(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
-// Unpacks the tarball once; the rename makes a killed extraction start over.
-void ensure_source() {
-  if (fs::exists(kSource)) return;
-  ASSERT_TRUE(fs::exists(kTarball)) << kTarball << " is missing: apt-get install linux-source-6.1";
-  fs::path temp = kCache / "extract.tmp";
-  fs::remove_all(temp);
-  fs::create_directories(temp);
-  ProcessOptions options;
-  options.timeout = std::chrono::minutes(30);
-  run_checked({"tar", "-xJf", kTarball.string(), "-C", temp.string()}, options);
-  fs::copy_file(temp / "linux-source-6.1" / kEditedFile, kPristine,
-                fs::copy_options::overwrite_existing);
-  fs::rename(temp / "linux-source-6.1", kSource);
-  fs::remove_all(temp);
+// The history's base, the pristine Debian tree.
+std::string base_commit() {
+  std::ifstream meta(kKernelDir / "history.meta.json");
+  if (!meta) fail("no {}/history.meta.json: run the kernel_run test first", kKernelDir.string());
+  return nlohmann::json::parse(meta).at("good").get<std::string>();
 }
 
-// Puts the pristine file back (also after a failed or killed earlier run) and again when
-// the test ends, so the shared source tree stays the Debian tree.
+// Puts the base commit's version of the file back now (a killed earlier run may have left it
+// edited) and when the test ends: materialising trusts the tree's manifest, so the shared
+// tree must hold exactly what the manifest says.
 class EditedFile {
  public:
   EditedFile() { restore(); }
@@ -65,7 +61,15 @@ class EditedFile {
     if (read_file(path_) != pristine_) write_file(path_, pristine_);
   }
   fs::path path_ = kSource / kEditedFile;
-  std::string pristine_ = read_file(kPristine);
+  std::string pristine_ = base_version();
+
+  static std::string base_version() {
+    ProcessOptions options;
+    options.tail_bytes = 4 << 20;  // the whole file
+    return run_checked(
+        {"git", "-C", (kKernelDir / "history").string(), "show", base_commit() + ":" + kEditedFile},
+        options);
+  }
 };
 
 class KernelBuild : public ::testing::Test {
@@ -74,7 +78,10 @@ class KernelBuild : public ::testing::Test {
     fs::create_directories(kCache);
     fs::remove_all(kCache / "build-cache");
   }
-  void SetUp() override { ASSERT_NO_FATAL_FAILURE(ensure_source()); }
+  // tests/kernel leaves the tree at whatever commit it built last.
+  void SetUp() override {
+    materialise_tree(Repository::open(kKernelDir / "history"), base_commit(), kSource);
+  }
 
   BuildResult build(const std::string& tree_id, int* compiled = nullptr) {
     BuildRequest request;
@@ -82,12 +89,13 @@ class KernelBuild : public ::testing::Test {
     request.tree_id = tree_id;
     request.commit_id = "commit-" + tree_id;
     request.kernel.base_config = "tinyconfig";
+    request.kernel.fragments = {default_guest_config()};  // as tests/kernel configures it
     request.build.jobs = 2;
     request.build.cache_dir = kCache / "build-cache";
     // No deadline of our own: on a machine shared by many builds a cold build can take far
     // longer than its 5 minutes, and ctest's TIMEOUT still ends a hung one.
     request.build.timeout_seconds = 0;
-    request.object_dir = kCache / "obj";
+    request.object_dir = kKernelDir / "work/obj";
     request.on_progress = [compiled](const BuildProgress& progress) {
       if (compiled != nullptr) *compiled = progress.compiled;
     };
