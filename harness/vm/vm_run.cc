@@ -118,7 +118,7 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
   fs::path log_dir = request.log_dir.empty() ? context.workdir / "runs" : request.log_dir;
   fs::create_directories(log_dir);
 
-  const std::string accel = backend.choose_accel(scenario.vm.accel, request.kernel_image);
+  const std::string accel = backend.accel_for(scenario.vm.accel, request.kernel_image);
   fs::path initrd = log_dir / "initramfs.cpio";
   const auto image_start = Clock::now();
   write_run_initramfs(base_initramfs(context.image, context.workdir),

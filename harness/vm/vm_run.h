@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -76,6 +77,17 @@ class VmBackend {
   virtual std::string choose_accel(Accel wanted, const std::filesystem::path& kernel) = 0;
   virtual VmEnding boot(const VmPlan& plan, const std::filesystem::path& console_log,
                         PhaseClock& clock, ConsoleWatch& watch) = 0;
+
+  // choose_accel once per backend and `wanted`: the host does not change between the runs
+  // of one process, and its warning is said once.
+  const std::string& accel_for(Accel wanted, const std::filesystem::path& kernel) {
+    auto known = accels_.find(wanted);
+    if (known == accels_.end()) known = accels_.emplace(wanted, choose_accel(wanted, kernel)).first;
+    return known->second;
+  }
+
+ private:
+  std::map<Accel, std::string> accels_;
 };
 
 // The accel probe: boots `kernel` once under KVM with the probe guest (20 s deadline); true
