@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
@@ -191,8 +192,9 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
       store_.add_verdict(verdict);
       events_.note(
           "verdict",
-          fmt::format("{} is {} ({:+.1f}%, {} samples)", short_id, verdict_name(entry.verdict.kind),
-                      100 * entry.verdict.effect, entry.verdict.samples),
+          fmt::format("{} is {} (median {:.1f}% {} than good's, {} samples)", short_id,
+                      verdict_name(entry.verdict.kind), 100 * std::abs(entry.verdict.effect),
+                      entry.verdict.effect > 0 ? "worse" : "better", entry.verdict.samples),
           {{"commit", entry.commit}, {"verdict", verdict_name(entry.verdict.kind)}});
       break;
     }
