@@ -9,34 +9,24 @@ set -euo pipefail
 kbisect=$1 source_dir=$2 work=$3 shared=$4
 mkdir -p "$work" "$shared"
 
+source "$source_dir/tests/lib/kernel_history.sh"
 "$source_dir/scripts/demo-history/generate.sh" --small "$shared/history"
 meta="$shared/history.meta.json"
-field() { sed -n "s/^ *\"$1\": *\"\([0-9a-f]*\)\".*/\1/p" "$meta"; }
-good=$(field good) bad=$(field bad) planted=$(field planted)
+good=$(meta_value "$meta" good) bad=$(meta_value "$meta" bad)
+planted=$(meta_value "$meta" planted)
 [[ -n "$good" && -n "$bad" && -n "$planted" ]] || { echo "FAIL: cannot read $meta"; exit 1; }
 
-cat >"$work/e2e.yaml" <<YAML
-name: e2e-small
-kernel:
-  repo: $shared/history
-  base_config: tinyconfig
-  fragments: [$source_dir/vmimages/kconfig/guest.config]
-build: {cache_dir: $shared/cache}
-vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 120s, workload_timeout: 5m}
-device: {kind: emulated-nvme, size: 1G}
-filesystem: {type: ext4}
-workload:
-  jobs: [$source_dir/workloads/jobs/demo-randread.fio]
-  vars: {SIZE: 128m, RUNTIME: "4"}
-metrics: [{name: read.iops, better: higher}]
-bisect: {min_samples: 3, max_samples: 8, alpha: 0.01, min_effect: 10%}
-workdir: $shared/work
-YAML
+{
+  kernel_scenario e2e-small "$source_dir" "$shared" 128m 4
+  echo "bisect: {min_samples: 3, max_samples: 8, alpha: 0.01, min_effect: 10%}"
+} >"$work/e2e.yaml"
 
 "$kbisect" --db "$work/e2e.db" --json bisect -c "$work/e2e.yaml" --good "$good" --bad "$bad" \
   --fresh >"$work/events.jsonl"
 result=$(tail -n 1 "$work/events.jsonl")
 echo "result: $result"
+# The stored answer, as a person reads it.
+"$kbisect" --db "$work/e2e.db" bisect -c "$work/e2e.yaml" --good "$good" --bad "$bad" || true
 culprit=$(sed -n 's/.*"culprit":"\([0-9a-f]*\)".*/\1/p' <<<"$result")
 
 status=0

@@ -10,29 +10,13 @@ kbisect=$1 source_dir=$2 out=$3
 mkdir -p "$out"
 fail() { echo "FAIL: $*"; exit 1; }
 
+source "$source_dir/tests/lib/kernel_history.sh"
 "$source_dir/scripts/demo-history/generate.sh" --small "$out/history"
 meta="$out/history.meta.json"
-field() { sed -n "s/^ *\"$1\": *\"\([0-9a-f]*\)\".*/\1/p" "$meta"; }
-list_first() { sed -n "s/^ *\"$1\": *\[\"\([0-9a-f]*\)\".*/\1/p" "$meta"; }
-base=$(field good) broken=$(list_first non_building)
+base=$(meta_value "$meta" good) broken=$(meta_first "$meta" non_building)
 [[ -n "$base" && -n "$broken" ]] || fail "cannot read $meta"
 
-cat >"$out/run.yaml" <<YAML
-name: real-kernel
-kernel:
-  repo: $out/history
-  base_config: tinyconfig
-  fragments: [$source_dir/vmimages/kconfig/guest.config]
-build: {cache_dir: $out/cache}
-vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 180s, workload_timeout: 5m}
-device: {kind: emulated-nvme, size: 1G}
-filesystem: {type: ext4}
-workload:
-  jobs: [$source_dir/workloads/jobs/demo-randread.fio]
-  vars: {SIZE: 64m, RUNTIME: "3"}
-metrics: [{name: read.iops, better: higher}]
-workdir: $out/work
-YAML
+kernel_scenario real-kernel "$source_dir" "$out" 64m 3 >"$out/run.yaml"
 db=$out/run.db
 rm -f "$db" "$db-wal" "$db-shm"
 

@@ -1,0 +1,32 @@
+# Sourced by the kernel test scripts (tests/kernel, tests/e2e): reading the metadata of the
+# small generated history (scripts/demo-history) and the scenario both tests run on it.
+
+# meta_value META KEY: a string value of the metadata file ("good", "bad", "planted", ...).
+meta_value() { sed -n "s/^ *\"$2\": *\"\([^\"]*\)\".*/\1/p" "$1"; }
+
+# meta_first META KEY: the first id of a list ("non_building", "doc_only").
+meta_first() { sed -n "s/^ *\"$2\": *\[\"\([0-9a-f]*\)\".*/\1/p" "$1"; }
+
+# kernel_scenario NAME SOURCE_DIR SHARED_DIR SIZE RUNTIME: the scenario on SHARED_DIR/history
+# with the build cache and work tree in SHARED_DIR (so the tests share builds): the demo
+# workload (4-thread 4k random O_DIRECT reads, file SIZE, RUNTIME seconds) on ext4 in the guest.
+# Callers may append top-level keys.
+kernel_scenario() {
+  local name=$1 source_dir=$2 shared=$3 size=$4 runtime=$5
+  cat <<YAML
+name: $name
+kernel:
+  repo: $shared/history
+  base_config: tinyconfig
+  fragments: [$source_dir/vmimages/kconfig/guest.config]
+build: {cache_dir: $shared/cache}
+vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 180s, workload_timeout: 5m}
+device: {kind: emulated-nvme, size: 1G}
+filesystem: {type: ext4}
+workload:
+  jobs: [$source_dir/workloads/jobs/demo-randread.fio]
+  vars: {SIZE: $size, RUNTIME: "$runtime"}
+metrics: [{name: read.iops, better: higher}]
+workdir: $shared/work
+YAML
+}
