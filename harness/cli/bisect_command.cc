@@ -76,10 +76,16 @@ nlohmann::json result_json(int64_t session_id, const SessionResult& result,
   return json;
 }
 
+// Samples of the commit's kernel image: a commit whose image is identical to one already
+// measured (a documentation-only change) was never booted itself.
 std::string median_text(Store& store, const Scenario& scenario, const std::string& commit,
                         int64_t session_id) {
   SampleFilter filter;
-  filter.commit = commit;
+  if (std::optional<BuildRecord> build = store.last_good_build_of(commit)) {
+    filter.image_sha256 = *build->image_sha256;
+  } else {
+    filter.commit = commit;
+  }
   filter.config_hash = scenario_hash(scenario);
   filter.session_id = session_id;
   auto values = store.samples_for(filter, metric_key(scenario.metrics.front()));
