@@ -17,8 +17,9 @@ planted=$(meta_value "$meta" planted)
 [[ -n "$good" && -n "$bad" && -n "$planted" ]] || { echo "FAIL: cannot read $meta"; exit 1; }
 
 {
-  kernel_scenario e2e-small "$source_dir" "$shared" 128m 4
-  echo "bisect: {min_samples: 3, max_samples: 8, alpha: 0.01, min_effect: 10%}"
+  kernel_scenario e2e-small "$source_dir" "$shared" 64m 3
+  # 5 samples a side are the fewest with which Mann-Whitney can reach alpha 0.01.
+  echo "bisect: {min_samples: 3, max_samples: 5, alpha: 0.01, min_effect: 10%}"
 } >"$work/e2e.yaml"
 
 "$kbisect" --db "$work/e2e.db" --json bisect -c "$work/e2e.yaml" --good "$good" --bad "$bad" \
