@@ -155,6 +155,20 @@ struct BaselineRecord {
   std::string updated_at;
 };
 
+// The holder of a named lock (table locks).
+struct LockHolder {
+  int64_t pid = 0;
+  std::string host;
+  std::string acquired_at;
+};
+
+struct LockAttempt {
+  bool acquired = false;
+  // Not acquired: who holds the lock. Acquired: the holder whose process was gone, if the
+  // lock was taken over from one.
+  std::optional<LockHolder> holder;
+};
+
 // Which samples to read: exactly one of commit, tree_id, image_sha256 (identical kernel
 // images are the same kernel), always with config_hash and variant.
 struct SampleFilter {

@@ -1,12 +1,11 @@
 #include "store/store.h"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/local_process.h"
 #include "store/schema.h"
 
 namespace kbisect {
@@ -23,12 +22,6 @@ std::vector<std::string> parse_json_array(const std::string& text) {
 std::optional<std::string> null_if_empty(const std::string& text) {
   if (text.empty()) return std::nullopt;
   return text;
-}
-
-std::string this_host() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
-  return name;
 }
 
 constexpr const char* kBuildColumns =
@@ -493,35 +486,32 @@ std::optional<BaselineRecord> Store::baseline(const std::string& scenario,
   return baseline;
 }
 
-bool Store::try_lock(const std::string& name, std::string* holder) {
-  std::string host = this_host();
+LockAttempt Store::try_lock(const std::string& name) {
+  const std::string host = this_host_name();
   Transaction transaction(db_.get());
   Statement current(db_.get(), "SELECT pid, host, acquired_at FROM locks WHERE name = ?1");
   current.bind(name);
+  LockAttempt attempt;
   if (current.step()) {
-    int64_t pid = current.int64(0);
-    std::string held_by = current.text(1);
-    std::string since = current.text(2);
+    attempt.holder = LockHolder{current.int64(0), current.text(1), current.text(2)};
     sqlite3_reset(current.get());
-    bool ours_and_dead = held_by == host && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-    if (!ours_and_dead) {
-      if (holder != nullptr)
-        *holder = fmt::format("process {} on {} since {}", pid, held_by, since);
-      return false;
-    }
+    const bool gone =
+        attempt.holder->host == host && !process_exists(static_cast<pid_t>(attempt.holder->pid));
+    if (!gone) return attempt;
     Statement take_over(db_.get(), "DELETE FROM locks WHERE name = ?1");
     take_over.bind(name).run();
   }
   Statement insert(db_.get(), "INSERT INTO locks (name, pid, host) VALUES (?1, ?2, ?3)");
   insert.bind(name, static_cast<int64_t>(getpid()), host).run();
   transaction.commit();
-  return true;
+  attempt.acquired = true;
+  return attempt;
 }
 
 void Store::unlock(const std::string& name) {
   Transaction transaction(db_.get());
   Statement remove(db_.get(), "DELETE FROM locks WHERE name = ?1 AND pid = ?2 AND host = ?3");
-  remove.bind(name, static_cast<int64_t>(getpid()), this_host()).run();
+  remove.bind(name, static_cast<int64_t>(getpid()), this_host_name()).run();
   transaction.commit();
 }
 

@@ -67,10 +67,11 @@ class Store {
   std::optional<BaselineRecord> baseline(const std::string& scenario, const std::string& variant,
                                          const std::string& metric);
 
-  // A named lock between processes (e.g. "nightly:<scenario>"). A lock held by a process of
-  // this host that no longer exists is taken over. When it is held, `holder` (if given)
-  // says by whom.
-  bool try_lock(const std::string& name, std::string* holder = nullptr);
+  // A named lock between processes (e.g. "nightly:<scenario>"), taken in one transaction. A
+  // lock held by a process of this host that no longer exists is taken over (and reported in
+  // the attempt); one held from another host never is. store_lock.h holds it for a scope.
+  LockAttempt try_lock(const std::string& name);
+  // Releases the lock if this process holds it.
   void unlock(const std::string& name);
 
  private:

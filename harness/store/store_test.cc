@@ -444,16 +444,23 @@ TEST_F(StoreTest, LocksExcludeOthersAndStaleOnesAreTakenOver) {
   // The child takes the lock and dies without releasing it.
   pid_t child = fork_child([&] {
     Store store(db_path_);
-    if (!store.try_lock("nightly:demo")) throw Error("lock not taken");
+    if (!store.try_lock("nightly:demo").acquired) throw Error("lock not taken");
   });
   ASSERT_EQ(wait_exit_code(child), 0);
   Store store(db_path_);
-  EXPECT_TRUE(store.try_lock("nightly:demo"));  // its holder is gone
-  std::string holder;
-  EXPECT_FALSE(store.try_lock("nightly:demo", &holder));  // now held by a live process: us
-  EXPECT_THAT(holder, HasSubstr(fmt::format("process {} on ", getpid())));
+  LockAttempt taken = store.try_lock("nightly:demo");  // its holder is gone
+  EXPECT_TRUE(taken.acquired);
+  ASSERT_TRUE(taken.holder);
+  EXPECT_EQ(taken.holder->pid, child);
+  LockAttempt again = store.try_lock("nightly:demo");  // now held by a live process: us
+  EXPECT_FALSE(again.acquired);
+  ASSERT_TRUE(again.holder);
+  EXPECT_EQ(again.holder->pid, getpid());
+  EXPECT_FALSE(again.holder->acquired_at.empty());
   store.unlock("nightly:demo");
-  EXPECT_TRUE(store.try_lock("nightly:demo"));
+  LockAttempt free = store.try_lock("nightly:demo");
+  EXPECT_TRUE(free.acquired);
+  EXPECT_FALSE(free.holder);  // nobody held it: nothing was taken over
 }
 
 TEST_F(StoreTest, ConcurrentWritersFromTwoProcessesLoseNothing) {
