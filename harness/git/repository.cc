@@ -111,6 +111,15 @@ GitCommitPtr Repository::lookup_commit(std::string_view id) const {
   return commit;
 }
 
+bool Repository::is_ancestor(std::string_view ancestor, std::string_view commit) const {
+  const git_oid ancestor_id = parse_oid(ancestor, "ancestor commit");
+  const git_oid commit_id = parse_oid(commit, "commit");
+  int result = git_graph_descendant_of(repo_.get(), &commit_id, &ancestor_id);
+  check_git(result, fmt::format("cannot tell whether {} is an ancestor of {}", ancestor, commit),
+            "check the repository (git fsck)");
+  return result == 1;
+}
+
 CommitInfo Repository::commit_info(std::string_view spec) const {
   GitCommitPtr commit = lookup_commit(resolve(spec));
   CommitInfo info;

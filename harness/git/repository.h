@@ -58,6 +58,10 @@ class Repository {
 
   CommitInfo commit_info(std::string_view spec) const;
 
+  // Whether `ancestor` is reachable from `commit` by parent links (both 40-hex ids); a commit
+  // is not its own ancestor.
+  bool is_ancestor(std::string_view ancestor, std::string_view commit) const;
+
   // Looks up a commit by its full 40-hex id.
   GitCommitPtr lookup_commit(std::string_view id) const;
 

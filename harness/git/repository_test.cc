@@ -70,6 +70,20 @@ TEST_F(RepositoryTest, CommitInfo) {
   EXPECT_TRUE(repo.commit_info(first_).parents.empty());
 }
 
+TEST_F(RepositoryTest, Ancestry) {
+  Repository repo = Repository::open(repo_.dir());
+  EXPECT_TRUE(repo.is_ancestor(first_, third_));
+  EXPECT_TRUE(repo.is_ancestor(second_, third_));
+  EXPECT_FALSE(repo.is_ancestor(third_, first_));
+  EXPECT_FALSE(repo.is_ancestor(third_, third_));
+  repo_.git({"checkout", "-q", "-b", "side", first_});
+  repo_.write("c.txt", "side\n");
+  const std::string side = repo_.commit("side");
+  EXPECT_TRUE(repo.is_ancestor(first_, side));
+  EXPECT_FALSE(repo.is_ancestor(second_, side));
+  EXPECT_FALSE(repo.is_ancestor(side, third_));
+}
+
 TEST(Repository, OpeningANonRepositoryIsAClearError) {
   TempDir dir;
   EXPECT_THAT(error_of([&] { Repository::open(dir.path()); }),
