@@ -279,6 +279,8 @@ class Parser {
   void metric_name(const Field& field) const;
   void bisect(const Field& field, BisectSpec& bisect) const;
   void sim(const Field& field, SimSpec& sim) const;
+  NightlySpec nightly(const Field& field, const WorkloadSpec& workload) const;
+  std::string git_name(const Field& field, std::string_view what) const;
 
   fs::path file_;
   fs::path dir_;
@@ -288,7 +290,7 @@ Scenario Parser::parse(const YAML::Node& root) {
   Field top{root, ""};
   if (!root.IsMap()) error(root, "", "expected a map of keys; see configs/example.yaml");
   check_map(top, {"name", "kernel", "build", "vm", "device", "filesystem", "workload", "metrics",
-                  "bisect", "samples", "database", "workdir", "sim"});
+                  "bisect", "samples", "database", "workdir", "sim", "nightly"});
   Scenario scenario;
   scenario.source_file = file_;
   Field name = require(top, "name");
@@ -314,6 +316,7 @@ Scenario Parser::parse(const YAML::Node& root) {
   if (auto field = get(top, "samples"))
     scenario.samples = static_cast<int>(integer(*field, 1, 1000));
   if (auto field = get(top, "sim")) sim(*field, scenario.sim);
+  if (auto field = get(top, "nightly")) scenario.nightly = nightly(*field, scenario.workload);
 
   // Defaults are relative to the current directory (where kbisect runs), explicit values
   // to the config file's directory.
@@ -659,6 +662,47 @@ void Parser::sim(const Field& field, SimSpec& sim) const {
       sim.outcomes.push_back(std::move(outcome));
     }
   }
+}
+
+NightlySpec Parser::nightly(const Field& field, const WorkloadSpec& workload) const {
+  check_map(field, {"branch", "remote", "baseline", "variant", "fetch_timeout"});
+  NightlySpec nightly;
+  nightly.branch = git_name(require(field, "branch"), "a branch name such as master");
+  if (auto remote = get(field, "remote")) {
+    nightly.remote = git_name(*remote, "a remote name such as origin");
+  }
+  if (auto baseline = get(field, "baseline")) nightly.baseline = nonempty_string(*baseline);
+  if (auto timeout = get(field, "fetch_timeout"))
+    nightly.fetch_timeout_seconds = duration(*timeout);
+  auto variant = get(field, "variant");
+  if (!variant) return nightly;
+  nightly.variant = nonempty_string(*variant);
+  std::string declared;
+  for (const Variant& known : workload.variants) {
+    if (known.name == nightly.variant) return nightly;
+    declared += fmt::format("{}{}", declared.empty() ? "" : ", ", known.name);
+  }
+  error(variant->node, variant->key,
+        fmt::format("workload has no variant '{}'; its variants: {}", nightly.variant,
+                    declared.empty() ? "none (leave nightly.variant out)" : declared));
+}
+
+// Branch and remote names reach `git fetch` as arguments: nothing that git could read as an
+// option or a refspec operator.
+std::string Parser::git_name(const Field& field, std::string_view what) const {
+  std::string name = nonempty_string(field);
+  bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("._/-").find(c) != std::string_view::npos;
+  });
+  if (!plain || name.front() == '-' || name.front() == '/' || name.back() == '/' ||
+      name.find("..") != std::string::npos || name.find("//") != std::string::npos) {
+    error(field.node, field.key,
+          fmt::format("'{}' is not {}: use letters, digits and . _ / - (not first: - or /; "
+                      "no .. or //)",
+                      name, what));
+  }
+  return name;
 }
 
 }  // namespace

@@ -103,6 +103,36 @@ TEST_F(ConfigTest, MinimalConfigGetsTheDefaults) {
   EXPECT_EQ(s.workdir, fs::path(".cache/kbisect"));
   EXPECT_EQ(s.sim.seed, 1u);
   EXPECT_TRUE(s.sim.changes.empty());
+  EXPECT_FALSE(s.nightly);
+}
+
+TEST_F(ConfigTest, NightlySection) {
+  Scenario s = load(std::string(kMinimal) + R"(nightly:
+  branch: linux-6.1.y
+  remote: stable
+  baseline: v6.1.12
+  fetch_timeout: 10m
+)");
+  ASSERT_TRUE(s.nightly);
+  EXPECT_EQ(s.nightly->branch, "linux-6.1.y");
+  EXPECT_EQ(s.nightly->remote, "stable");
+  EXPECT_EQ(s.nightly->baseline, "v6.1.12");
+  EXPECT_EQ(s.nightly->variant, "");
+  EXPECT_EQ(s.nightly->fetch_timeout_seconds, 600);
+
+  Scenario local = load(std::string(kMinimal) + "nightly: {branch: master}\n");
+  ASSERT_TRUE(local.nightly);
+  EXPECT_EQ(local.nightly->remote, "");
+  EXPECT_EQ(local.nightly->baseline, "");
+  EXPECT_EQ(local.nightly->fetch_timeout_seconds, NightlySpec{}.fetch_timeout_seconds);
+
+  Scenario with_variant = load(R"(name: demo
+kernel: {repo: linux}
+workload: {jobs: [job.fio], variants: [{name: lock}, {name: nolock}]}
+metrics: [{name: read.iops}]
+nightly: {branch: master, variant: nolock}
+)");
+  EXPECT_EQ(with_variant.nightly->variant, "nolock");
 }
 
 TEST_F(ConfigTest, EveryKey) {
@@ -302,6 +332,11 @@ TEST_F(ConfigTest, ExampleConfigLoadsAndDocumentsTheDefaults) {
   EXPECT_DOUBLE_EQ(s.sim.cv, d.sim.cv);
   EXPECT_DOUBLE_EQ(s.sim.drift_per_sample, d.sim.drift_per_sample);
   EXPECT_EQ(s.workload.variants.size(), 4u);
+  ASSERT_TRUE(s.nightly);
+  EXPECT_EQ(s.nightly->branch, "master");
+  EXPECT_EQ(s.nightly->remote, "origin");
+  EXPECT_EQ(s.nightly->variant, "");
+  EXPECT_EQ(s.nightly->fetch_timeout_seconds, NightlySpec{}.fetch_timeout_seconds);
 }
 
 TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
@@ -417,6 +452,21 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
        "5:17: sim.changes[0].factor: missing required key"},
       {head + metrics + "sim: {changes: [{commit: a, factor: 0}]}\n",
        "5:37: sim.changes[0].factor: 0 is out of range"},
+      {head + metrics + "nightly: {remote: origin}\n",
+       "5:10: nightly.branch: missing required key"},
+      {head + metrics + "nightly: {branch: master, brnch: x}\n",
+       "5:27: nightly.brnch: unknown key; did you mean 'branch'?"},
+      {head + metrics + "nightly: {branch: --upload-pack=x}\n",
+       "5:19: nightly.branch: '--upload-pack=x' is not a branch name such as master"},
+      {head + metrics + "nightly: {branch: a..b}\n", "5:19: nightly.branch: 'a..b' is not"},
+      {head + metrics + "nightly: {branch: master, remote: \"my remote\"}\n",
+       "5:35: nightly.remote: 'my remote' is not a remote name such as origin"},
+      {head + metrics + "nightly: {branch: master, baseline: \"\"}\n",
+       "5:37: nightly.baseline: must not be empty"},
+      {head + metrics + "nightly: {branch: master, fetch_timeout: soon}\n",
+       "5:42: nightly.fetch_timeout: expected a duration"},
+      {head + metrics + "nightly: {branch: master, variant: nolock}\n",
+       "5:36: nightly.variant: workload has no variant 'nolock'; its variants: none"},
       {"name: demo\nkernel: {repo: linux\n",
        "3:1: "},  // YAML syntax error: end of flow map missing
       {"- a\n- b\n", "1:1: expected a map of keys"},

@@ -112,6 +112,16 @@ struct SimSpec {
   std::vector<SimOutcome> outcomes;
 };
 
+// nightly: what `kbisect nightly` follows. Not part of the scenario hash: it chooses commits,
+// it does not change how one is measured.
+struct NightlySpec {
+  std::string branch;    // the branch whose tip is measured each night
+  std::string remote;    // "": the local branch, no fetch; else `git fetch` it from this remote
+  std::string baseline;  // the known-good ref used until a nightly has stored a baseline
+  std::string variant;   // the workload variant measured; "": the default
+  int fetch_timeout_seconds = 1800;
+};
+
 struct Scenario {
   std::filesystem::path source_file;  // the YAML file this came from
   std::string name;
@@ -123,7 +133,8 @@ struct Scenario {
   WorkloadSpec workload;
   std::vector<MetricSpec> metrics;  // the first is the one bisected on
   BisectSpec bisect;
-  SimSpec sim;                     // used when vm.runner is kSim
+  SimSpec sim;  // used when vm.runner is kSim
+  std::optional<NightlySpec> nightly;
   int samples = 3;                 // samples per commit for `kbisect run`
   std::filesystem::path database;  // default results/kbisect.db
   std::filesystem::path workdir;   // default .cache/kbisect (relative to the current directory)
