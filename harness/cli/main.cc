@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   kbisect::add_bisect_command(app, globals, action);
   kbisect::add_compare_command(app, globals, action);
   kbisect::add_log_command(app, globals, action);
+  kbisect::add_nightly_command(app, globals, action);
 
   try {
     app.parse(argc, argv);
@@ -46,6 +47,11 @@ int main(int argc, char** argv) {
     return 128 + interrupted.signal_number();
   } catch (const kbisect::Error& error) {
     fmt::print(stderr, "kbisect: error: {}\n", error.what());
+    return 1;
+  } catch (const std::exception& error) {
+    // Caught so that the stack unwinds (an uncaught exception may skip the destructors that
+    // release locks and stop child processes).
+    fmt::print(stderr, "kbisect: internal error: {}; please report it\n", error.what());
     return 1;
   }
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 
 namespace kbisect {
 namespace {
@@ -139,6 +140,9 @@ void StoreJournal::add_step_once(const std::string& commit, const std::string& r
 
 void StoreJournal::append(const JournalEntry& entry) {
   append_record(entry, measurer_.last_run_id());
+  // Right after an entry is committed the session can stop and resume losing nothing; the sim
+  // runner never waits on a process that would notice Ctrl-C, so this is where it does.
+  throw_if_interrupted();
 }
 
 void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_t> run_id) {
