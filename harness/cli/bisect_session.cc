@@ -1,0 +1,259 @@
+#include "cli/bisect_session.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "bisect/session.h"
+#include "bisect/sim_runner.h"
+#include "bisect/statistics.h"
+#include "common/error.h"
+#include "config/scenario_hash.h"
+#include "git/candidates.h"
+#include "git/revert.h"
+#include "pipeline/session_measurer.h"
+#include "pipeline/store_journal.h"
+#include "store/metrics.h"
+
+namespace kbisect {
+namespace {
+
+// The session to continue: --resume N, or an earlier one with the same question (same
+// scenario, endpoints and strategy), unless --fresh. None: start a new one.
+std::optional<SessionRecord> earlier_session(Store& store, const BisectRequest& request,
+                                             const std::string& config_hash,
+                                             const Candidates& candidates) {
+  if (request.resume != 0) {
+    auto session = store.session(request.resume);
+    if (!session || session->kind != SessionKind::kBisect) {
+      fail("there is no bisect session {} in {}; list them with `kbisect query sessions`",
+           request.resume, store.path().string());
+    }
+    return session;
+  }
+  if (request.fresh) return std::nullopt;
+  for (auto& session : store.sessions()) {
+    if (session.kind == SessionKind::kBisect && session.config_hash == config_hash &&
+        session.bad_commit == candidates.bad && session.good_commits == candidates.goods &&
+        session.strategy == request.strategy && session.status != SessionStatus::kAborted) {
+      return session;
+    }
+  }
+  return std::nullopt;
+}
+
+// The workload variant a session measures: the one it was started with, also on a resume.
+std::string session_variant(const SessionRecord& session) {
+  return nlohmann::json::parse(session.options_json).value("variant", "");
+}
+
+nlohmann::json result_json(int64_t session_id, const SessionResult& result,
+                           const Repository& repo) {
+  nlohmann::json json = {
+      {"session", session_id},
+      {"culprit", result.culprit ? nlohmann::json(*result.culprit) : nlohmann::json(nullptr)},
+      {"verdict", session_verdict_name(result.verdict)},
+      {"steps", result.steps},
+      {"samples", result.samples},
+      {"confirmed", result.confirmed},
+      {"skipped", result.skipped},
+      {"candidates", result.candidates},
+      {"message", result.message},
+      {"parent_check", result.parent_check},
+      {"revert_check", result.revert_check}};
+  if (result.culprit) json["subject"] = repo.commit_info(*result.culprit).subject;
+  return json;
+}
+
+SessionRecord new_session(CommandContext& context, const BisectRequest& request,
+                          const Candidates& candidates) {
+  const Scenario& scenario = context.scenario;
+  SessionRecord session;
+  session.kind = SessionKind::kBisect;
+  session.scenario = scenario.name;
+  session.config_path = std::filesystem::absolute(scenario.source_file).string();
+  session.config_hash = scenario_hash(scenario);
+  session.good_refs = request.goods;
+  session.good_commits = candidates.goods;
+  session.bad_ref = request.bad;
+  session.bad_commit = candidates.bad;
+  session.strategy = request.strategy;
+  session.options_json = nlohmann::json{
+      {"confidence", request.confidence},
+      {"paths", request.paths},
+      {"variant",
+       request.variant}}.dump();
+  session.id = context.store.create_session(session);
+  std::vector<std::string> ids;
+  for (const auto& node : candidates.graph.nodes) ids.push_back(node.id);
+  context.store.set_candidates(session.id, ids);
+  return session;
+}
+
+// Runs the search with the scenario's Measurer: runner: sim draws from its model, anything
+// else builds and boots real kernels. Returns the timings of the real ones.
+std::optional<PhaseTimings> search(CommandContext& context, const Repository& repo,
+                                   const BisectRequest& request, const SessionRecord& session,
+                                   SessionInput& input, SessionResult& result) {
+  const Scenario& scenario = context.scenario;
+  auto strategy =
+      make_strategy(request.strategy, scenario.bisect, input.metric, request.confidence);
+  const std::string metric = metric_key(input.metric);
+  // A session killed here (Ctrl-C, kill -9) stays "running" and resumes from its journal.
+  if (scenario.vm.runner == RunnerKind::kSim) {
+    SimMeasurer model(*input.graph, input.good, scenario.sim);
+    StoredSimMeasurer measurer(model, context.store, scenario, session.id);
+    StoreJournal journal(context.store, context.events, measurer, session.id, metric);
+    input.revert = [&](const std::string& base, const std::string& commit) {
+      return model.revert(base, commit);
+    };
+    result = run_session(input, *strategy, measurer, journal);
+    return std::nullopt;
+  }
+  CommitMeasurer kernels(scenario, context.store, context.events, scenario.workdir);
+  KernelMeasurer measurer(kernels, find_variant(scenario, session_variant(session)), session.id);
+  StoreJournal journal(context.store, context.events, measurer, session.id, metric);
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    RevertPlan plan;
+    try {
+      plan.measure_id = revert_commits(repo, base, {commit}).commit_id;
+      plan.ok = true;
+    } catch (const Error& error) {
+      plan.reason = error.what();
+    }
+    return plan;
+  };
+  result = run_session(input, *strategy, measurer, journal);
+  return kernels.timings();
+}
+
+std::string median_text(Store& store, const Scenario& scenario, const SessionRecord& session,
+                        const std::string& commit) {
+  auto values = session_samples(store, scenario, session, commit);
+  if (values.empty()) return "not measured";
+  return fmt::format("{:.1f} (median of {}, %stddev {:.1f})", median(values), values.size(),
+                     values.size() > 1 ? 100 * stddev(values) / mean(values) : 0.0);
+}
+
+}  // namespace
+
+BisectRun run_bisect(CommandContext& context, const Repository& repo,
+                     const BisectRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  const Scenario& scenario = context.scenario;
+  Store& store = context.store;
+  const std::string config_hash = scenario_hash(scenario);
+
+  std::optional<SessionRecord> earlier;
+  if (request.resume != 0) earlier = earlier_session(store, request, config_hash, {});
+  CandidateQuery query;
+  query.bad = earlier ? earlier->bad_commit : request.bad;
+  query.goods = earlier ? earlier->good_commits : request.goods;
+  query.paths = request.paths;
+  if (query.bad.empty() || query.goods.empty())
+    fail("give --good REF and --bad REF, or --resume N");
+  Candidates candidates = find_candidates(repo, query);
+  if (!candidates.untested_merge_bases.empty()) {
+    fail(
+        "a good commit is not an ancestor of bad, and kbisect does not yet test merge bases "
+        "for you: measure the merge base {} and pass it (if good) as --good",
+        candidates.untested_merge_bases.front());
+  }
+  if (!earlier) earlier = earlier_session(store, request, config_hash, candidates);
+
+  BisectRun run;
+  if (earlier && earlier->status == SessionStatus::kDone) {
+    run.session = *earlier;
+    run.result = nlohmann::json::parse(earlier->result_json);
+    run.answered_before = true;
+    return run;
+  }
+  if (earlier) {
+    run.session = *earlier;
+    context.events.note("resume", fmt::format("resuming session {}", run.session.id),
+                        {{"session", run.session.id}});
+  } else {
+    run.session = new_session(context, request, candidates);
+  }
+  context.events.emit("session", {{"session", run.session.id},
+                                  {"candidates", candidates.graph.nodes.size()},
+                                  {"good", candidates.goods},
+                                  {"bad", candidates.bad}});
+
+  SessionInput input;
+  input.graph = &candidates.graph;
+  input.good = candidates.goods.front();
+  input.metric = scenario.metrics.front();
+  input.spec = scenario.bisect;
+  SessionResult result;
+  run.timings = search(context, repo, request, run.session, input, result);
+
+  run.result = result_json(run.session.id, result, repo);
+  store.finish_session(
+      run.session.id,
+      result.verdict == SessionVerdict::kAborted ? SessionStatus::kAborted : SessionStatus::kDone,
+      run.result.dump());
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+std::vector<double> session_samples(Store& store, const Scenario& scenario,
+                                    const SessionRecord& session, const std::string& commit) {
+  SampleFilter filter;
+  // A commit whose kernel image is identical to one already measured (a documentation-only
+  // change) was never booted itself: its samples are those of its image.
+  if (std::optional<BuildRecord> build = store.last_good_build_of(commit)) {
+    filter.image_sha256 = *build->image_sha256;
+  } else {
+    filter.commit = commit;
+  }
+  filter.config_hash = scenario_hash(scenario);
+  filter.variant = session_variant(session);
+  filter.session_id = session.id;
+  return store.samples_for(filter, metric_key(scenario.metrics.front()));
+}
+
+void print_bisect_summary(const BisectRun& run, CommandContext& context, const Repository& repo) {
+  const nlohmann::json& result = run.result;
+  const SessionRecord& session = run.session;
+  Store& store = context.store;
+  const Scenario& scenario = context.scenario;
+  const std::string verdict = result["verdict"];
+  fmt::print("\nsession {}: {}\n", session.id, verdict);
+  if (result["culprit"].is_string()) {
+    const std::string culprit = result["culprit"];
+    fmt::print("culprit:  {} {}\n", culprit, result.value("subject", ""));
+    const std::string metric = metric_key(scenario.metrics.front());
+    fmt::print("{} at good {}: {}\n", metric, session.good_commits.front().substr(0, 12),
+               median_text(store, scenario, session, session.good_commits.front()));
+    fmt::print("{} at bad  {}: {}\n", metric, session.bad_commit.substr(0, 12),
+               median_text(store, scenario, session, session.bad_commit));
+    for (const auto& parent : repo.commit_info(culprit).parents) {
+      fmt::print("{} at culprit's parent {}: {}\n", metric, parent.substr(0, 12),
+                 median_text(store, scenario, session, parent));
+    }
+    fmt::print("{} at culprit: {}\n", metric, median_text(store, scenario, session, culprit));
+    fmt::print("confirmation: parent {}; revert {}\n", result.value("parent_check", ""),
+               result.value("revert_check", ""));
+  } else if (!result.value("message", "").empty()) {
+    fmt::print("{}\n", result.value("message", ""));
+  }
+  if (!result["skipped"].empty()) fmt::print("skipped: {}\n", result["skipped"].dump());
+  if (verdict == "only-skipped") {
+    fmt::print("only skipped commits are left; the culprit is one of: {}\n",
+               result["candidates"].dump());
+  }
+  fmt::print("steps {}, samples {}, confirmed {}\n", result["steps"].get<int>(),
+             result["samples"].get<int>(), result["confirmed"].get<bool>() ? "yes" : "no");
+  if (run.timings) {
+    const PhaseTimings& t = *run.timings;
+    fmt::print(
+        "builds {}, build-cache hits {}, boots {}; time: checkout {:.0f} s, config {:.0f} s, "
+        "build {:.0f} s, image {:.0f} s, boot {:.0f} s, workload {:.0f} s, teardown {:.0f} s, "
+        "total {:.0f} s\n",
+        t.builds, t.cache_hits, t.boots, t.checkout, t.config, t.build, t.image, t.boot, t.workload,
+        t.teardown, run.seconds);
+  }
+}
+
+}  // namespace kbisect
