@@ -1,0 +1,353 @@
+// kbisect nightly -c CONFIG [--baseline REF]: measure the tip of the scenario's branch against
+// the last known-good baseline with the bisection's own endpoint check, bisect a regression,
+// and otherwise make the tip the new baseline. One nightly per scenario and database at a time.
+//
+// Baseline and tip are the good and bad ends of an ordinary bisect session: the session first
+// measures both, interleaved, until its statistics say whether they differ, and only then
+// searches. So "did the tip regress?" is answered by exactly the statistics and the Measurer
+// (real kernels, or runner: sim) that a bisection uses, and a regression's bisection reuses
+// the samples that found it. The tip is measured afresh next to the baseline every night: an
+// old baseline measurement would turn host drift into regressions.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "bisect/statistics.h"
+#include "cli/bisect_session.h"
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "common/error.h"
+#include "config/scenario_hash.h"
+#include "git/fetch.h"
+#include "store/metrics.h"
+#include "store/store_lock.h"
+
+namespace kbisect {
+namespace {
+
+// The exit codes are a contract for cron and systemd (README "Nightly"); 1 is any error and
+// 128+N an interrupt, as for every subcommand.
+enum class Outcome {
+  kNoChange = 0,              // the tip is as good as the baseline (or nothing is new)
+  kRegressionBisected = 2,    // the tip regressed; the bisection named the culprit
+  kRegressionIncomplete = 3,  // the tip regressed; the bisection could not finish
+  kBusy = 4,                  // another nightly of this scenario holds the lock
+};
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kNoChange:
+      return "no-change";
+    case Outcome::kRegressionBisected:
+      return "regression-bisected";
+    case Outcome::kRegressionIncomplete:
+      return "regression-incomplete";
+    case Outcome::kBusy:
+      return "busy";
+  }
+  return "?";
+}
+
+struct NightlyOptions {
+  std::filesystem::path config;
+  std::string baseline;  // --baseline: compare against this ref this time
+};
+
+struct Baseline {
+  std::string ref;     // as written where it came from
+  std::string commit;  // resolved
+  std::string source;  // for the person: where it came from
+};
+
+nlohmann::json holder_json(const LockHolder& holder) {
+  return {{"pid", holder.pid}, {"host", holder.host}, {"acquired_at", holder.acquired_at}};
+}
+
+std::string lock_name(const Scenario& scenario) {
+  return "nightly:" + scenario.name;
+}
+
+// --baseline, else the baseline a nightly stored, else nightly.baseline from the config.
+Baseline choose_baseline(Store& store, const Repository& repo, const Scenario& scenario,
+                         const NightlyOptions& options) {
+  const NightlySpec& spec = *scenario.nightly;
+  if (!options.baseline.empty()) {
+    return {options.baseline, repo.resolve(options.baseline), "--baseline"};
+  }
+  const std::string metric = metric_key(scenario.metrics.front());
+  if (auto stored = store.baseline(scenario.name, spec.variant, metric)) {
+    std::string by = stored->session_id ? fmt::format(" by nightly session {}", *stored->session_id)
+                                        : std::string();
+    return {stored->commit, repo.resolve(stored->commit),
+            fmt::format("the stored baseline, set{} at {}", by, stored->updated_at)};
+  }
+  if (!spec.baseline.empty()) {
+    return {spec.baseline, repo.resolve(spec.baseline), "nightly.baseline"};
+  }
+  fail(
+      "no baseline is stored for scenario {} in {} yet, and {} sets no nightly.baseline: set "
+      "nightly.baseline to a commit known to be good (e.g. the last release) for the first "
+      "nightly, or pass --baseline REF",
+      scenario.name, store.path().string(), scenario.source_file.string());
+}
+
+// The tip to measure: the local branch, or the remote's after a fetch.
+std::string tip_ref(CommandContext& context) {
+  const NightlySpec& spec = *context.scenario.nightly;
+  if (spec.remote.empty()) return "refs/heads/" + spec.branch;
+  const auto start = std::chrono::steady_clock::now();
+  context.events.phase_begin("fetch", spec.remote + " " + spec.branch);
+  std::string ref = fetch_branch(context.scenario.kernel.repo, spec.remote, spec.branch,
+                                 std::chrono::seconds(spec.fetch_timeout_seconds));
+  context.events.phase_end(
+      "fetch", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+      "ok");
+  return ref;
+}
+
+SessionRecord nightly_session(const Scenario& scenario, const std::string& tip_ref,
+                              const std::string& tip, const Baseline& baseline) {
+  SessionRecord session;
+  session.kind = SessionKind::kNightly;
+  session.scenario = scenario.name;
+  session.config_path = std::filesystem::absolute(scenario.source_file).string();
+  session.config_hash = scenario_hash(scenario);
+  session.good_refs = {baseline.ref};
+  session.good_commits = {baseline.commit};
+  session.bad_ref = tip_ref;
+  session.bad_commit = tip;
+  session.strategy = "adaptive";
+  const NightlySpec& spec = *scenario.nightly;
+  session.options_json = nlohmann::json{
+      {"branch", spec.branch},
+      {"remote", spec.remote},
+      {"variant", spec.variant},
+      {"baseline_source",
+       baseline.source}}.dump();
+  return session;
+}
+
+// A session that stopped (aborted) after its endpoint check had found the regression.
+bool regression_established(Store& store, int64_t session_id) {
+  for (const auto& entry : store.journal_of(session_id)) {
+    if (entry.kind == "endpoints-ok") return true;
+  }
+  return false;
+}
+
+// The samples that stand for the tip: its own, or those of the commit whose kernel image it
+// shares (the session measured that one instead).
+std::vector<double> tip_samples(Store& store, const Scenario& scenario,
+                                const SessionRecord& session, const std::string& tip) {
+  std::string measured = tip;
+  for (const auto& entry : store.journal_of(session.id)) {
+    if (entry.kind == "alias" && entry.commit == measured) measured = entry.detail;
+  }
+  return session_samples(store, scenario, session, measured);
+}
+
+void store_new_baseline(Store& store, const Scenario& scenario, const SessionRecord& bisection,
+                        const std::string& tip, int64_t nightly_id, nlohmann::json& report) {
+  std::vector<double> values = tip_samples(store, scenario, bisection, tip);
+  if (values.empty()) {
+    fail("internal error: bisect session {} has no samples of the tip {}", bisection.id, tip);
+  }
+  BaselineRecord baseline;
+  baseline.scenario = scenario.name;
+  baseline.variant = scenario.nightly->variant;
+  baseline.metric = metric_key(scenario.metrics.front());
+  baseline.commit = tip;
+  baseline.config_hash = scenario_hash(scenario);
+  baseline.median = median(values);
+  baseline.spread = mad(values);
+  baseline.samples = static_cast<int>(values.size());
+  baseline.session_id = nightly_id;
+  store.set_baseline(baseline);
+  report["new_baseline"] = {{"commit", tip},
+                            {"metric", baseline.metric},
+                            {"median", baseline.median},
+                            {"mad", baseline.spread},
+                            {"samples", baseline.samples}};
+}
+
+// Baseline against tip as a bisect session; fills `report` and returns the outcome.
+Outcome compare_and_bisect(CommandContext& context, const Repository& repo,
+                           const Baseline& baseline, const std::string& tip, int64_t nightly_id,
+                           nlohmann::json& report) {
+  const Scenario& scenario = context.scenario;
+  if (tip == baseline.commit) {
+    report["message"] = "no new commits since the baseline: nothing to measure";
+    return Outcome::kNoChange;
+  }
+  if (!repo.is_ancestor(baseline.commit, tip)) {
+    fail(
+        "the baseline {} ({}) is not an ancestor of the tip {} of {}: was the branch "
+        "rewritten? Run once with --baseline REF naming a known-good ancestor of the tip",
+        baseline.commit, baseline.source, tip, scenario.nightly->branch);
+  }
+  BisectRequest request;
+  request.goods = {baseline.commit};
+  request.bad = tip;
+  request.variant = scenario.nightly->variant;
+  BisectRun run = run_bisect(context, repo, request);
+  if (context.events.mode() != Events::Mode::kJsonLines) {
+    if (run.answered_before) {
+      fmt::print("bisect session {} answered this comparison before; nothing was measured\n",
+                 run.session.id);
+    }
+    print_bisect_summary(run, context, repo);
+  }
+  const std::string verdict = run.result["verdict"];
+  report["bisect_session"] = run.session.id;
+  report["bisect"] = run.result;
+  report["culprit"] = run.result["culprit"];
+  report["report"] =
+      fmt::format("kbisect --db {} report {}",
+                  std::filesystem::absolute(context.store.path()).string(), run.session.id);
+  if (verdict == "no-regression") {
+    store_new_baseline(context.store, scenario, run.session, tip, nightly_id, report);
+    report["message"] = run.result.value("message", "");
+    return Outcome::kNoChange;
+  }
+  if (verdict == "found") return Outcome::kRegressionBisected;
+  if (verdict == "only-skipped" || regression_established(context.store, run.session.id)) {
+    return Outcome::kRegressionIncomplete;
+  }
+  fail("cannot compare the tip with the baseline: {} (bisect session {})",
+       run.result.value("message", verdict), run.session.id);
+}
+
+void print_report(const nlohmann::json& report, Outcome outcome) {
+  fmt::print("\nnightly {}: {}\n", report["nightly"].get<int64_t>(), outcome_name(outcome));
+  fmt::print("tip {} of {} against baseline {} ({})\n", report["tip"].get<std::string>(),
+             report["branch"].get<std::string>(), report["baseline"].get<std::string>(),
+             report["baseline_source"].get<std::string>());
+  switch (outcome) {
+    case Outcome::kNoChange:
+      if (report.contains("new_baseline")) {
+        const auto& baseline = report["new_baseline"];
+        fmt::print("the tip {} is the new baseline: {} median {:.6g} (MAD {:.3g}, {} samples)\n",
+                   baseline["commit"].get<std::string>().substr(0, 12),
+                   baseline["metric"].get<std::string>(), baseline["median"].get<double>(),
+                   baseline["mad"].get<double>(), baseline["samples"].get<int>());
+      } else {
+        fmt::print("{}\n", report["message"].get<std::string>());
+      }
+      break;
+    case Outcome::kRegressionBisected:
+      fmt::print("regression: culprit {} {}\n", report["bisect"]["culprit"].get<std::string>(),
+                 report["bisect"].value("subject", ""));
+      fmt::print("report: {}\n", report["report"].get<std::string>());
+      break;
+    case Outcome::kRegressionIncomplete:
+      fmt::print("regression, but the bisection did not name a culprit: {}\n",
+                 report["bisect"].value("message", report["bisect"]["verdict"].dump()));
+      fmt::print("report: {}\n", report["report"].get<std::string>());
+      break;
+    case Outcome::kBusy:
+      break;
+  }
+}
+
+int refuse_busy(const GlobalOptions& globals, const LockHeld& held) {
+  fmt::print(stderr, "kbisect: nightly: another nightly of this scenario is running: {}\n",
+             held.what());
+  if (globals.json) {
+    fmt::print("{}\n", nlohmann::json{{"verdict", outcome_name(Outcome::kBusy)},
+                                      {"exit_code", static_cast<int>(Outcome::kBusy)},
+                                      {"holder", holder_json(held.holder())},
+                                      {"message", held.what()}}
+                           .dump());
+  }
+  return static_cast<int>(Outcome::kBusy);
+}
+
+int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
+  CommandContext context(globals, options.config);
+  const Scenario& scenario = context.scenario;
+  if (!scenario.nightly) {
+    fail(
+        "{} has no nightly: section; add one, e.g. nightly: {{branch: master, remote: origin, "
+        "baseline: v6.1}} (keys: configs/example.yaml)",
+        scenario.source_file.string());
+  }
+  std::optional<StoreLock> lock;
+  try {
+    lock.emplace(context.store, lock_name(scenario));
+  } catch (const LockHeld& held) {
+    return refuse_busy(globals, held);
+  }
+  nlohmann::json report = {{"scenario", scenario.name},
+                           {"branch", scenario.nightly->branch},
+                           {"lock_taken_over_from", nullptr},
+                           {"bisect_session", nullptr},
+                           {"culprit", nullptr},
+                           {"report", nullptr}};
+  if (const auto& previous = lock->taken_over_from()) {
+    report["lock_taken_over_from"] = holder_json(*previous);
+    context.events.note("warning",
+                        fmt::format("took over lock '{}' from {}, which is gone (killed or "
+                                    "crashed); its bisection, if any, resumes now",
+                                    lock->name(), describe_holder(*previous)),
+                        {{"holder", holder_json(*previous)}});
+  }
+
+  const std::string ref = tip_ref(context);
+  Repository repo = Repository::open(scenario.kernel.repo);
+  const std::string tip = repo.resolve(ref);
+  const Baseline baseline = choose_baseline(context.store, repo, scenario, options);
+  report["tip"] = tip;
+  report["baseline"] = baseline.commit;
+  report["baseline_source"] = baseline.source;
+  context.events.note(
+      "nightly",
+      fmt::format("{}: tip {} ({}) against baseline {} ({} {})", scenario.name, tip.substr(0, 12),
+                  ref, baseline.commit.substr(0, 12), baseline.source, baseline.ref),
+      {{"tip", tip}, {"baseline", baseline.commit}});
+
+  const int64_t nightly_id =
+      context.store.create_session(nightly_session(scenario, ref, tip, baseline));
+  report["nightly"] = nightly_id;
+  const Outcome outcome = [&] {
+    try {
+      return compare_and_bisect(context, repo, baseline, tip, nightly_id, report);
+    } catch (const Error& error) {  // Interrupted too: this nightly did not finish
+      report["message"] = error.what();
+      context.store.finish_session(nightly_id, SessionStatus::kAborted, report.dump());
+      throw;
+    }
+  }();
+  report["verdict"] = outcome_name(outcome);
+  report["exit_code"] = static_cast<int>(outcome);
+  context.store.finish_session(nightly_id, SessionStatus::kDone, report.dump());
+  if (globals.json) {
+    fmt::print("{}\n", report.dump());
+  } else {
+    print_report(report, outcome);
+  }
+  return static_cast<int>(outcome);
+}
+
+}  // namespace
+
+void add_nightly_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
+  auto* command = app.add_subcommand(
+      "nightly",
+      "measure the tip of the configured branch against the last good baseline; bisect a "
+      "regression, else make the tip the new baseline");
+  command->footer(
+      "Exit codes: 0 no regression (the tip is the new baseline), 2 regression found and "
+      "bisected, 3 regression found but the bisection is incomplete, 4 another nightly of "
+      "this scenario and database is running, 1 error, 128+N interrupted by signal N.");
+  auto options = std::make_shared<NightlyOptions>();
+  command->add_option("-c,--config", options->config, "scenario YAML with a nightly: section")
+      ->required();
+  command->add_option("--baseline", options->baseline,
+                      "compare against this known-good ref this time (e.g. after a rewrite)");
+  command->callback([&globals, &action, options] {
+    action = [&globals, options] { return nightly(globals, *options); };
+  });
+}
+
+}  // namespace kbisect

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# kbisect nightly through the CLI on a real git history (an "upstream" repository and a clone
+# that fetches from it), a real SQLite file and the simulated runner (runner: sim measures
+# nothing; it exists for tests like this one):
+#   - a tip that did not regress becomes the baseline (exit 0); with nothing new, exit 0 again
+#   - a tip that regressed is bisected to the planted commit (exit 2), the baseline stays
+#   - a second nightly while one holds the lock refuses to start (exit 4)
+#   - the lock of a killed nightly is taken over, and said so
+#   - Ctrl-C releases the lock (exit 130)
+#   - a regression whose culprit cannot be built is reported as incomplete (exit 3)
+#   - a config without nightly: is an error (exit 1)
+# A nightly is held in its `git fetch` for the concurrency cases: the clone fetches through
+# gated-upload-pack, which waits while the file `hold` exists (for a bounded time).
+#   nightly.sh KBISECT WORK_DIR
+set -euo pipefail
+kbisect=$1 work=$2
+rm -rf "$work" && mkdir -p "$work/upstream"
+fail() { echo "FAIL: $*"; exit 1; }
+upstream() { command git -C "$work/upstream" -c user.name=t -c user.email=t@example.com "$@"; }
+commit_range() {
+  for i in $(seq "$1" "$2"); do
+    echo "$i" >"$work/upstream/file"
+    upstream add file
+    GIT_COMMITTER_DATE="2020-01-01T00:$((i / 60)):$((i % 60))" upstream commit -qm "change $i"
+  done
+}
+upstream init -q -b master
+commit_range 0 10
+first=$(upstream rev-parse HEAD~10) tip10=$(upstream rev-parse HEAD)
+git clone -q "$work/upstream" "$work/kernel"
+
+cat >"$work/gated-upload-pack" <<'SH'
+#!/bin/sh
+# Stands in for git-upload-pack on the upstream side of `git fetch`: waits while `hold`
+# exists next to this script (at most 60 s), then serves the fetch.
+dir=$(dirname "$0")
+n=0
+while [ -e "$dir/hold" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+exec git-upload-pack "$@"
+SH
+chmod +x "$work/gated-upload-pack"
+git -C "$work/kernel" config remote.origin.uploadpack "$work/gated-upload-pack"
+
+db=$work/nightly.db
+write_config() {  # write_config NAME EXTRA_SIM_YAML
+  cat >"$work/$1.yaml" <<YAML
+name: $1
+kernel: {repo: $work/kernel}
+vm: {runner: sim}
+metrics: [{name: read.iops, better: higher}]
+bisect: {min_samples: 3, max_samples: 5}
+nightly: {branch: master, remote: origin, baseline: $first}
+sim:
+  seed: 7
+  noise: {dist: lognormal, cv: 5%}
+$2
+YAML
+}
+nightly() {  # nightly CONFIG_NAME ARGS...: runs it, leaves stdout, stderr and the exit status
+  local name=$1
+  shift
+  set +e
+  "$kbisect" --db "$db" nightly -c "$work/$name.yaml" "$@" >"$work/out" 2>"$work/err"
+  status=$?
+  set -e
+}
+query() { "$kbisect" --db "$db" query --format csv "$1" | tr -d '\r' | tail -n +2; }
+wait_for_lock() {  # prints the pid that holds the lock once there is one
+  for _ in $(seq 600); do
+    holder=$(query "select pid from locks")
+    if [[ -n $holder ]]; then echo "$holder"; return 0; fi
+    sleep 0.1
+  done
+  fail "no nightly took the lock"
+}
+expect_status() { [[ $status -eq $1 ]] || fail "$2: exit $status, want $1; stdout: $(cat "$work/out"); stderr: $(cat "$work/err")"; }
+
+# 1. No regression yet: the tip (change 10) is compared with nightly.baseline (change 0) and
+#    becomes the stored baseline.
+write_config sim-nightly "  changes: []"
+nightly sim-nightly --json
+expect_status 0 "tip without a regression"
+result=$(tail -n 1 "$work/out")
+grep -q '"verdict":"no-change"' <<<"$result" || fail "verdict: $result"
+grep -q "\"new_baseline\":{\"commit\":\"$tip10\"" <<<"$result" || fail "new baseline: $result"
+grep -q '"verdict":"no-regression"' <<<"$result" || fail "bisect verdict: $result"
+[[ $(query "select commit_id from baselines where scenario = 'sim-nightly'") == "$tip10" ]] ||
+  fail "stored baseline is not the tip $tip10"
+[[ $(query "select count(*) from locks") == 0 ]] || fail "the lock was not released"
+
+nightly sim-nightly
+expect_status 0 "nothing new"
+grep -q "no new commits since the baseline" "$work/out" || fail "nothing new: $(cat "$work/out")"
+
+# 2. Upstream gains 30 commits and "change 27" makes reads 15% slower: the nightly fetches,
+#    finds the regression against the stored baseline and bisects it to change 27.
+commit_range 11 40
+tip40=$(upstream rev-parse HEAD) planted=$(upstream rev-parse HEAD~13)
+write_config sim-nightly '  changes: [{commit: "change 27", factor: 0.85}]'
+nightly sim-nightly
+expect_status 2 "regressed tip"
+grep -q "^regression: culprit $planted change 27" "$work/out" || fail "culprit: $(cat "$work/out")"
+session=$(query "select id from sessions where kind = 'bisect' and bad_commit = '$tip40'")
+[[ -n $session ]] || fail "no bisect session between the baseline and $tip40"
+grep -qx "report: kbisect --db $db report $session" "$work/out" || fail "report line: $(cat "$work/out")"
+[[ $(query "select json_extract(good_commits, '\$[0]') from sessions where id = $session") == "$tip10" ]] ||
+  fail "the bisection did not start at the stored baseline $tip10"
+[[ $(query "select commit_id from baselines where scenario = 'sim-nightly'") == "$tip10" ]] ||
+  fail "a regressed tip moved the baseline"
+[[ $(query "select status from sessions where kind = 'nightly' order by id desc limit 1") == done ]] ||
+  fail "the nightly session is not done"
+
+# 3. A second nightly while the first holds the lock refuses to start.
+touch "$work/hold"
+"$kbisect" --db "$db" --json nightly -c "$work/sim-nightly.yaml" >"$work/first.out" 2>&1 &
+first_pid=$!
+[[ $(wait_for_lock) == "$first_pid" ]] || fail "the lock is not held by the first nightly $first_pid"
+nightly sim-nightly --json
+expect_status 4 "second nightly"
+grep -q "another nightly of this scenario is running" "$work/err" || fail "message: $(cat "$work/err")"
+grep -q "held by process $first_pid (kbisect)" "$work/err" || fail "holder: $(cat "$work/err")"
+grep -q '"verdict":"busy"' "$work/out" || fail "busy JSON: $(cat "$work/out")"
+rm "$work/hold"
+set +e
+wait "$first_pid"
+first_status=$?
+set -e
+[[ $first_status -eq 2 ]] || fail "the first nightly exit $first_status: $(cat "$work/first.out")"
+[[ $(query "select count(*) from locks") == 0 ]] || fail "the first nightly left its lock"
+
+# 4. A nightly killed while it holds the lock leaves it behind; the next one takes it over.
+touch "$work/hold"
+"$kbisect" --db "$db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>&1 &
+killed_pid=$!
+[[ $(wait_for_lock) == "$killed_pid" ]] || fail "the lock is not held by $killed_pid"
+kill -KILL "$killed_pid"
+{ wait "$killed_pid"; } 2>/dev/null || true  # bash would say "Killed"
+[[ $(query "select pid from locks") == "$killed_pid" ]] || fail "the killed nightly's lock is gone"
+rm "$work/hold"  # its orphaned git fetch finishes
+nightly sim-nightly
+expect_status 2 "nightly after a killed one"
+grep -q "took over lock 'nightly:sim-nightly' from process $killed_pid on " "$work/err" ||
+  fail "no word of the takeover: $(cat "$work/err")"
+[[ $(query "select count(*) from locks") == 0 ]] || fail "the lock was not released"
+
+# 5. Ctrl-C (here during the fetch) stops the nightly and releases the lock.
+touch "$work/hold"
+"$kbisect" --db "$db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>"$work/interrupted.err" &
+interrupted_pid=$!
+[[ $(wait_for_lock) == "$interrupted_pid" ]] || fail "the lock is not held by $interrupted_pid"
+kill -INT "$interrupted_pid"
+set +e
+wait "$interrupted_pid"
+interrupted_status=$?
+set -e
+rm "$work/hold"
+[[ $interrupted_status -eq 130 ]] || fail "interrupted exit $interrupted_status: $(cat "$work/interrupted.err")"
+[[ $(query "select count(*) from locks") == 0 ]] || fail "Ctrl-C left the lock"
+
+# 6. Another scenario, same history: the culprit does not build, so the regression is found
+#    but the bisection can only narrow it down (exit 3). Its own lock and baseline.
+write_config sim-nightly-skips '  changes: [{commit: "change 27", factor: 0.85}]
+  outcomes: [{commit: "change 27", outcome: build-failed}]'
+nightly sim-nightly-skips --baseline "$tip10" --json
+expect_status 3 "regression with an unbuildable culprit"
+result=$(tail -n 1 "$work/out")
+grep -q '"verdict":"regression-incomplete"' <<<"$result" || fail "verdict: $result"
+grep -q '"verdict":"only-skipped"' <<<"$result" || fail "bisect verdict: $result"
+[[ -z $(query "select commit_id from baselines where scenario = 'sim-nightly-skips'") ]] ||
+  fail "a regressed tip became a baseline"
+
+# 7. A scenario without nightly: is an error that says what to add.
+grep -v '^nightly:' "$work/sim-nightly.yaml" >"$work/plain.yaml"
+nightly plain
+expect_status 1 "config without nightly:"
+grep -q "has no nightly: section; add one" "$work/err" || fail "message: $(cat "$work/err")"
+
+echo "PASS"
