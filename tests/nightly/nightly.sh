@@ -73,6 +73,17 @@ wait_for_lock() {  # prints the pid that holds the lock once there is one
   done
   fail "no nightly took the lock"
 }
+child_of() {  # prints the pid of the first child process of $1, once it has one
+  for _ in $(seq 600); do
+    for stat in /proc/[0-9]*/stat; do
+      line=$(cat "$stat" 2>/dev/null) || continue
+      read -r -a fields <<<"${line##*) }"  # state, ppid, ... after "pid (comm) "
+      if [[ ${fields[1]} == "$1" ]]; then echo "${stat//[^0-9]/}"; return 0; fi
+    done
+    sleep 0.1
+  done
+  fail "process $1 started no child"
+}
 expect_status() { [[ $status -eq $1 ]] || fail "$2: exit $status, want $1; stdout: $(cat "$work/out"); stderr: $(cat "$work/err")"; }
 
 # 1. No regression yet: the tip (change 10) is compared with nightly.baseline (change 0) and
@@ -118,7 +129,7 @@ first_pid=$!
 nightly sim-nightly --json
 expect_status 4 "second nightly"
 grep -q "another nightly of this scenario is running" "$work/err" || fail "message: $(cat "$work/err")"
-grep -q "held by process $first_pid (kbisect)" "$work/err" || fail "holder: $(cat "$work/err")"
+grep -q "held by process $first_pid (" "$work/err" || fail "holder: $(cat "$work/err")"
 grep -q '"verdict":"busy"' "$work/out" || fail "busy JSON: $(cat "$work/out")"
 rm "$work/hold"
 set +e
@@ -129,14 +140,18 @@ set -e
 [[ $(query "select count(*) from locks") == 0 ]] || fail "the first nightly left its lock"
 
 # 4. A nightly killed while it holds the lock leaves it behind; the next one takes it over.
+#    Its git fetch (a process group of its own) is killed too, as a crash of the whole job
+#    would: left running, it could still be updating the ref when the next nightly fetches.
 touch "$work/hold"
 "$kbisect" --db "$db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>&1 &
 killed_pid=$!
 [[ $(wait_for_lock) == "$killed_pid" ]] || fail "the lock is not held by $killed_pid"
+fetch_pid=$(child_of "$killed_pid")
 kill -KILL "$killed_pid"
+kill -KILL -- "-$fetch_pid"
 { wait "$killed_pid"; } 2>/dev/null || true  # bash would say "Killed"
+rm "$work/hold"
 [[ $(query "select pid from locks") == "$killed_pid" ]] || fail "the killed nightly's lock is gone"
-rm "$work/hold"  # its orphaned git fetch finishes
 nightly sim-nightly
 expect_status 2 "nightly after a killed one"
 grep -q "took over lock 'nightly:sim-nightly' from process $killed_pid on " "$work/err" ||
