@@ -288,7 +288,8 @@ int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
     report["lock_taken_over_from"] = holder_json(*previous);
     context.events.note("warning",
                         fmt::format("took over lock '{}' from {}, which is gone (killed or "
-                                    "crashed); its bisection, if any, resumes now",
+                                    "crashed); a bisection it left unfinished resumes if the "
+                                    "tip has not moved",
                                     lock->name(), describe_holder(*previous)),
                         {{"holder", holder_json(*previous)}});
   }
