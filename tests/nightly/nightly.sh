@@ -76,7 +76,7 @@ wait_for_lock() {  # prints the pid that holds the lock once there is one
 child_of() {  # prints the pid of the first child process of $1, once it has one
   for _ in $(seq 600); do
     for stat in /proc/[0-9]*/stat; do
-      line=$(cat "$stat" 2>/dev/null) || continue
+      read -r line 2>/dev/null <"$stat" || continue  # no fork per process
       read -r -a fields <<<"${line##*) }"  # state, ppid, ... after "pid (comm) "
       if [[ ${fields[1]} == "$1" ]]; then echo "${stat//[^0-9]/}"; return 0; fi
     done
