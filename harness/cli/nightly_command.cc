@@ -136,20 +136,9 @@ bool regression_established(Store& store, int64_t session_id) {
   return false;
 }
 
-// The samples that stand for the tip: its own, or those of the commit whose kernel image it
-// shares (the session measured that one instead).
-std::vector<double> tip_samples(Store& store, const Scenario& scenario,
-                                const SessionRecord& session, const std::string& tip) {
-  std::string measured = tip;
-  for (const auto& entry : store.journal_of(session.id)) {
-    if (entry.kind == "alias" && entry.commit == measured) measured = entry.detail;
-  }
-  return session_samples(store, scenario, session, measured);
-}
-
 void store_new_baseline(Store& store, const Scenario& scenario, const SessionRecord& bisection,
                         const std::string& tip, int64_t nightly_id, nlohmann::json& report) {
-  std::vector<double> values = tip_samples(store, scenario, bisection, tip);
+  std::vector<double> values = session_samples(store, scenario, bisection, tip);
   if (values.empty()) {
     fail("internal error: bisect session {} has no samples of the tip {}", bisection.id, tip);
   }
