@@ -17,5 +17,6 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
 // compare and revert-check.
 void add_compare_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 void add_log_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+void add_report_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 
 }  // namespace kbisect

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   kbisect::add_bisect_command(app, globals, action);
   kbisect::add_compare_command(app, globals, action);
   kbisect::add_log_command(app, globals, action);
+  kbisect::add_report_command(app, globals, action);
 
   try {
     app.parse(argc, argv);
