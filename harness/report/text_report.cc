@@ -53,8 +53,9 @@ void write_path(Out out, const std::vector<PathRow>& rows, const ReportData& dat
   size_t id_width = 12;
   for (const auto& row : rows) id_width = std::max(id_width, short_id(row.commit).size());
   fmt::format_to(out,
-                 "\nbisection path ({}; worse: the verdict's change against good, > 0 is "
-                 "worse):\n",
+                 "\nbisection path ({}):\n"
+                 "  (worse: the median against good's, > 0 is worse; p: the verdict's, against "
+                 "good or bad)\n",
                  data.metrics.empty() ? "" : data.metrics.front());
   auto line = [&](const auto& step, const std::string& commit, const std::string& phase,
                   const std::string& verdict, const auto& samples, const std::string& median,

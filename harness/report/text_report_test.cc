@@ -37,8 +37,9 @@ TEST(TextReport, ABisectionReadsLikeA0DayMail) {
 
 TEST(TextReport, ThePathShowsEveryStepWithItsVerdict) {
   const std::string text = text_report(finished_bisect_report());
-  EXPECT_THAT(text, HasSubstr("bisection path (read.iops; worse: the verdict's change against "
-                              "good, > 0 is worse):\n"
+  EXPECT_THAT(text, HasSubstr("bisection path (read.iops):\n"
+                              "  (worse: the median against good's, > 0 is worse; p: the "
+                              "verdict's, against good or bad)\n"
                               "  step  commit        phase    verdict    samples      median"
                               "     worse         p  subject\n"));
   EXPECT_THAT(text, HasSubstr("     4  222222222222  search   bad              3         805"
