@@ -29,20 +29,28 @@ VerdictRecord a_verdict(const std::string& commit, Verdict verdict, double p, do
   return record;
 }
 
-ReportData bisect_session() {
+// A session of `kind` between G (as v6.1) and B, started and nothing more.
+ReportData new_session(SessionKind kind, int64_t id, const std::string& config_path,
+                       const std::string& bad_ref, const std::string& options_json) {
   ReportData data;
   data.database = "/results/kbisect.db";
-  data.session.id = 7;
-  data.session.kind = SessionKind::kBisect;
+  data.session.id = id;
+  data.session.kind = kind;
   data.session.scenario = "ext4-dio";
-  data.session.config_path = "/configs/ext4 dio.yaml";
+  data.session.config_path = config_path;
   data.session.good_refs = {"v6.1"};
   data.session.good_commits = {C::G};
-  data.session.bad_ref = "HEAD";
+  data.session.bad_ref = bad_ref;
   data.session.bad_commit = C::B;
-  data.session.strategy = "adaptive";
-  data.session.options_json = R"({"confidence": 0.95, "paths": [], "variant": ""})";
+  data.session.options_json = options_json;
   data.session.started_at = "2026-01-02T03:04:05.000Z";
+  return data;
+}
+
+ReportData bisect_session() {
+  ReportData data = new_session(SessionKind::kBisect, 7, "/configs/ext4 dio.yaml", "HEAD",
+                                R"({"confidence": 0.95, "paths": [], "variant": ""})");
+  data.session.strategy = "adaptive";
   data.topological_order = {C::G, C::C1, C::C2, C::C3, C::B};
   return data;
 }
@@ -102,19 +110,9 @@ ReportData finished_bisect_report() {
 }
 
 ReportData compare_report() {
-  ReportData data;
-  data.database = "/results/kbisect.db";
-  data.session.id = 9;
-  data.session.kind = SessionKind::kCompare;
-  data.session.scenario = "ext4-dio";
-  data.session.config_path = "/configs/ext4.yaml";
-  data.session.good_refs = {"v6.1"};
-  data.session.good_commits = {C::G};
-  data.session.bad_ref = "HEAD@nolock";
-  data.session.bad_commit = C::B;
-  data.session.options_json = R"({"a_variant": "", "b_variant": "nolock", "samples": 3})";
+  ReportData data = new_session(SessionKind::kCompare, 9, "/configs/ext4.yaml", "HEAD@nolock",
+                                R"({"a_variant": "", "b_variant": "nolock", "samples": 3})");
   data.session.status = SessionStatus::kDone;
-  data.session.started_at = "2026-01-02T03:04:05.000Z";
   data.session.finished_at = "2026-01-02T03:14:05.000Z";
   data.topological_order = {C::G};
   data.metrics = {"read.iops", "read.clat_ns.mean"};
