@@ -16,6 +16,8 @@ packages=(
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
   # kernels
   linux-source-6.1 bc flex bison libelf-dev ccache xz-utils
+  # the HTML report's browser test (headless)
+  chromium
 )
 
 missing=()

@@ -18,5 +18,6 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
 void add_compare_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 void add_log_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 void add_nightly_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+void add_report_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 
 }  // namespace kbisect

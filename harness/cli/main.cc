@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   kbisect::add_compare_command(app, globals, action);
   kbisect::add_log_command(app, globals, action);
   kbisect::add_nightly_command(app, globals, action);
+  kbisect::add_report_command(app, globals, action);
 
   try {
     app.parse(argc, argv);

@@ -62,6 +62,15 @@ struct SampleRecord {
   std::string created_at;
 };
 
+// The metrics of one sample without kdio's JSON: what reports read.
+struct SampleMetrics {
+  int64_t sample_id = 0;
+  int64_t run_id = 0;
+  std::string commit;
+  std::string variant;
+  std::map<std::string, double> metrics;  // metric_key() -> value
+};
+
 enum class SessionKind { kBisect, kCompare, kRevertCheck, kNightly, kRun };
 enum class SessionStatus { kRunning, kDone, kAborted };
 

@@ -68,6 +68,28 @@ SessionRecord read_session(const Statement& row) {
   return session;
 }
 
+constexpr const char* kRunColumns =
+    "id, session_id, build_id, commit_id, variant, host, accel, outcome, boot_seconds, "
+    "workload_seconds, detail, console_log, created_at";
+
+RunRecord read_run(const Statement& row) {
+  RunRecord run;
+  run.id = row.int64(0);
+  run.session_id = row.optional_int64(1);
+  run.build_id = row.optional_int64(2);
+  run.commit = row.text(3);
+  run.variant = row.text(4);
+  run.host = row.text(5);
+  run.accel = row.text(6);
+  run.outcome = parse_outcome(row.text(7));
+  run.boot_seconds = row.optional_real(8);
+  run.workload_seconds = row.optional_real(9);
+  run.detail = row.text(10);
+  run.console_log = row.text(11);
+  run.created_at = row.text(12);
+  return run;
+}
+
 }  // namespace
 
 Store::Store(const std::filesystem::path& path) : path_(path), db_(open_read_write(path)) {
@@ -166,28 +188,19 @@ int64_t Store::insert_sample_row(const SampleRecord& sample) {
 
 std::vector<RunRecord> Store::runs_of_commit(const std::string& commit) {
   Statement query(db_.get(),
-                  "SELECT id, session_id, build_id, commit_id, variant, host, accel, outcome, "
-                  "boot_seconds, workload_seconds, detail, console_log, created_at FROM runs "
-                  "WHERE commit_id = ?1 ORDER BY id");
+                  fmt::format("SELECT {} FROM runs WHERE commit_id = ?1 ORDER BY id", kRunColumns));
   query.bind(commit);
   std::vector<RunRecord> runs;
-  while (query.step()) {
-    RunRecord run;
-    run.id = query.int64(0);
-    run.session_id = query.optional_int64(1);
-    run.build_id = query.optional_int64(2);
-    run.commit = query.text(3);
-    run.variant = query.text(4);
-    run.host = query.text(5);
-    run.accel = query.text(6);
-    run.outcome = parse_outcome(query.text(7));
-    run.boot_seconds = query.optional_real(8);
-    run.workload_seconds = query.optional_real(9);
-    run.detail = query.text(10);
-    run.console_log = query.text(11);
-    run.created_at = query.text(12);
-    runs.push_back(std::move(run));
-  }
+  while (query.step()) runs.push_back(read_run(query));
+  return runs;
+}
+
+std::vector<RunRecord> Store::runs_of_session(int64_t session_id) {
+  Statement query(
+      db_.get(), fmt::format("SELECT {} FROM runs WHERE session_id = ?1 ORDER BY id", kRunColumns));
+  query.bind(session_id);
+  std::vector<RunRecord> runs;
+  while (query.step()) runs.push_back(read_run(query));
   return runs;
 }
 
@@ -218,6 +231,26 @@ std::vector<SampleRecord> Store::samples_of_commit(const std::string& commit) {
     metrics.bind(sample.id);
     while (metrics.step()) sample.metrics[metrics.text(0)] = metrics.real(1);
     samples.push_back(std::move(sample));
+  }
+  return samples;
+}
+
+std::vector<SampleMetrics> Store::sample_metrics_of_session(int64_t session_id) {
+  Statement query(db_.get(),
+                  "SELECT s.id, s.run_id, s.commit_id, s.variant, m.metric, m.value FROM samples s "
+                  "JOIN sample_metrics m ON m.sample_id = s.id WHERE s.session_id = ?1 "
+                  "ORDER BY s.id, m.metric");
+  query.bind(session_id);
+  std::vector<SampleMetrics> samples;
+  while (query.step()) {
+    if (samples.empty() || samples.back().sample_id != query.int64(0)) {
+      samples.push_back({.sample_id = query.int64(0),
+                         .run_id = query.int64(1),
+                         .commit = query.text(2),
+                         .variant = query.text(3),
+                         .metrics = {}});
+    }
+    samples.back().metrics[query.text(4)] = query.real(5);
   }
   return samples;
 }

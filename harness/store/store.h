@@ -36,7 +36,10 @@ class Store {
   // One sample of an existing run with its metrics, in one transaction.
   int64_t insert_sample(const SampleRecord& sample);
   std::vector<RunRecord> runs_of_commit(const std::string& commit);
+  std::vector<RunRecord> runs_of_session(int64_t session_id);  // oldest first
   std::vector<SampleRecord> samples_of_commit(const std::string& commit);
+  // Every sample of a session that has metrics, with them, oldest first.
+  std::vector<SampleMetrics> sample_metrics_of_session(int64_t session_id);
   // The values of one metric (a metric_key()) of the matching samples, oldest first.
   std::vector<double> samples_for(const SampleFilter& filter, const std::string& metric);
 

@@ -222,6 +222,46 @@ TEST_F(StoreTest, RunsAndSamplesAreReadBackByCommitTreeImageAndSession) {
       (std::vector<double>{50, 60}));
 }
 
+TEST_F(StoreTest, ASessionsRunsAndSampleMetricsAreReadBackInOrder) {
+  Store store(db_path_);
+  SessionRecord session;
+  session.scenario = "demo";
+  int64_t session_id = store.create_session(session);
+  int64_t other_session = store.create_session(session);
+
+  RunRecord run = a_run("c1");
+  run.session_id = session_id;
+  std::vector<SampleRecord> samples = {a_sample("c1", 100, 2), a_sample("c1", 110, 2)};
+  for (auto& sample : samples) sample.session_id = session_id;
+  int64_t first_run = store.insert_run(run, samples);
+  run.commit = "c2";
+  run.outcome = Outcome::kBootFailed;
+  run.detail = "no console";
+  int64_t failed_run = store.insert_run(run);
+  RunRecord elsewhere = a_run("c1");
+  elsewhere.session_id = other_session;
+  SampleRecord other_sample = a_sample("c1", 1);
+  other_sample.session_id = other_session;
+  store.insert_run(elsewhere, {other_sample});
+
+  auto runs = store.runs_of_session(session_id);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].id, first_run);
+  EXPECT_EQ(runs[1].id, failed_run);
+  EXPECT_EQ(runs[1].outcome, Outcome::kBootFailed);
+  EXPECT_EQ(runs[1].detail, "no console");
+
+  auto metrics = store.sample_metrics_of_session(session_id);
+  ASSERT_EQ(metrics.size(), 2u);
+  EXPECT_EQ(metrics[0].run_id, first_run);
+  EXPECT_EQ(metrics[0].commit, "c1");
+  EXPECT_EQ(metrics[0].variant, "nolock");
+  EXPECT_EQ(metrics[0].metrics, samples[0].metrics);
+  EXPECT_EQ(metrics[1].metrics.at("read.iops"), 110);
+  EXPECT_LT(metrics[0].sample_id, metrics[1].sample_id);
+  EXPECT_TRUE(store.sample_metrics_of_session(other_session + 1).empty());
+}
+
 TEST_F(StoreTest, AFailedWriteLeavesNothingBehind) {
   Store store(db_path_);
   SampleRecord broken = a_sample("c1", 1);

@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/unique_fd.h"
+#include "common/xml_escape.h"
 #include "vm/accel.h"
 
 namespace kbisect {
@@ -156,32 +157,6 @@ VirConnection open_libvirt(const std::string& uri) {
         uri, libvirt_error());
   }
   return connection;
-}
-
-std::string xml_escape(std::string_view text) {
-  std::string escaped;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        escaped += "&amp;";
-        break;
-      case '<':
-        escaped += "&lt;";
-        break;
-      case '>':
-        escaped += "&gt;";
-        break;
-      case '\'':
-        escaped += "&apos;";
-        break;
-      case '"':
-        escaped += "&quot;";
-        break;
-      default:
-        escaped += c;
-    }
-  }
-  return escaped;
 }
 
 std::string domain_xml(const VmPlan& plan, const fs::path& console_log) {

@@ -26,8 +26,6 @@ VirConnection open_libvirt(const std::string& uri);
 // libvirt's last error message, for Error texts.
 std::string libvirt_error();
 
-std::string xml_escape(std::string_view text);
-
 // The transient domain for a plan: direct kernel boot, serial console to `console_log`,
 // emulated NVMe through <qemu:commandline> (libvirt 9 has no NVMe disk bus), passthrough as
 // <hostdev managed='yes'>, vCPU pinning, ACPI, no balloon, every exit destroys it.

@@ -1,0 +1,79 @@
+// kbisect report SESSION [--html FILE]: a stored session as a 0-day style text report, and
+// optionally as one self-contained HTML page with SVG plots.
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "report/html_report.h"
+#include "report/report_data.h"
+#include "report/scenario_facts.h"
+#include "report/text_report.h"
+#include "store/store.h"
+
+namespace kbisect {
+namespace {
+
+struct ReportOptions {
+  std::string session;  // a number, or last / latest
+  std::filesystem::path html;
+};
+
+int64_t session_id(Store& store, const std::string& text) {
+  if (text == "last" || text == "latest") {
+    auto sessions = store.sessions();
+    if (sessions.empty()) fail("{} holds no session yet", store.path().string());
+    return sessions.front().id;
+  }
+  size_t end = 0;
+  int64_t id = 0;
+  try {
+    id = std::stoll(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  if (end != text.size() || id <= 0) {
+    fail("'{}' is not a session id; give a number (see `kbisect query sessions`) or last", text);
+  }
+  return id;
+}
+
+void write_file(const std::filesystem::path& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+  out.close();
+  if (!out) fail("cannot write {}; check that its directory exists and is writable", path.string());
+}
+
+int report(const GlobalOptions& globals, const ReportOptions& options) {
+  const auto database = database_path(globals);
+  // Store would create a missing database; a report of nothing is a mistake in --db.
+  if (!std::filesystem::exists(database)) {
+    fail("there is no results database at {}; give the one the session is in with --db FILE",
+         database.string());
+  }
+  Store store(database);
+  ReportData data = load_report_data(store, session_id(store, options.session));
+  add_scenario_facts(data);
+  fmt::print("{}", text_report(data));
+  if (!options.html.empty()) {
+    write_file(options.html, html_report(data));
+    if (!globals.quiet) fmt::print("\nHTML report: {}\n", options.html.string());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
+  auto* command = app.add_subcommand("report", "a session as a text report (and an HTML page)");
+  auto options = std::make_shared<ReportOptions>();
+  command->add_option("session", options->session, "session id, or last")->required();
+  command->add_option("--html", options->html, "also write a self-contained HTML page here");
+  command->callback([&globals, &action, options] {
+    action = [&globals, options] { return report(globals, *options); };
+  });
+}
+
+}  // namespace kbisect

@@ -1,0 +1,86 @@
+#include "report/format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "bisect/statistics.h"
+
+namespace kbisect {
+namespace {
+
+// fmt prints -0.0 as "-0": a change or value that rounds to zero has no sign.
+double without_negative_zero(double value, double unit) {
+  return std::abs(value) < unit / 2 ? 0.0 : value;
+}
+
+}  // namespace
+
+std::string format_value(double value) {
+  if (!std::isfinite(value)) return "n/a";
+  const double magnitude = std::abs(value);
+  if (magnitude >= 100) return fmt::format("{:.0f}", value);
+  if (magnitude >= 10) return fmt::format("{:.1f}", value);
+  if (magnitude >= 1) return fmt::format("{:.2f}", value);
+  if (magnitude == 0) return "0";
+  return fmt::format("{:.3g}", value);
+}
+
+std::string format_median(std::span<const double> values) {
+  return values.empty() ? "-" : format_value(median(values));
+}
+
+std::string format_change(double relative) {
+  if (!std::isfinite(relative)) return "n/a";
+  const double percent = without_negative_zero(100 * relative, 0.1);
+  if (percent == 0) return "0.0%";
+  return fmt::format("{:+.1f}%", percent);
+}
+
+std::string format_stddev(std::span<const double> values) {
+  if (values.size() < 2) return "";
+  const double center = mean(values);
+  if (center == 0) return "";
+  return fmt::format("±{:.0f}%", std::abs(100 * stddev(values) / center));
+}
+
+std::string format_p(double p) {
+  if (!std::isfinite(p)) return "-";
+  if (p >= 0.001) return fmt::format("{:.3g}", p);
+  return fmt::format("{:.1e}", p);
+}
+
+std::string short_id(std::string_view commit) {
+  constexpr std::string_view kHex = "0123456789abcdef";
+  std::string shortened;
+  for (size_t start; (start = commit.find_first_of(kHex)) != std::string_view::npos;) {
+    const size_t end = std::min(commit.find_first_not_of(kHex, start), commit.size());
+    shortened += commit.substr(0, start);
+    // A full commit id shortens to 12 digits; other hex (a word like "bad") stays.
+    shortened += commit.substr(start, end - start == 40 ? 12 : end - start);
+    commit.remove_prefix(end);
+  }
+  return shortened + std::string(commit);
+}
+
+std::string shell_quote(std::string_view argument) {
+  const bool safe = !argument.empty() && argument.find_first_not_of(
+                                             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+                                             "YZ0123456789@%+=:,./_-") == std::string_view::npos;
+  if (safe) return std::string(argument);
+  std::string quoted = "'";
+  for (char c : argument) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::string command;
+  for (const auto& argument : argv) {
+    if (!command.empty()) command += ' ';
+    command += shell_quote(argument);
+  }
+  return command;
+}
+
+}  // namespace kbisect

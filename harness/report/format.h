@@ -1,0 +1,36 @@
+// How reports write numbers and commands: the same text in the text and the HTML report.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kbisect {
+
+// A measured value with the digits that matter for numbers that vary by percents: 123457,
+// 7123, 712, 71.2, 7.12, 0.0712.
+std::string format_value(double value);
+
+// The median of a side's values with format_value; "-" when there are none.
+std::string format_median(std::span<const double> values);
+
+// A relative change as a percentage with its sign: "-45.2%", "+3.0%", "0.0%"; "n/a" when it
+// cannot be computed (a median of zero).
+std::string format_change(double relative);
+
+// The relative standard deviation as 0-day prints it: "±5%"; "" with fewer than two values.
+std::string format_stddev(std::span<const double> values);
+
+// A p-value: "0.032", "1.2e-05"; "-" when absent.
+std::string format_p(double p);
+
+// Every full commit id in `commit` cut to its first 12 digits: a commit id, or a sim runner's
+// "revert:<id>@<id>".
+std::string short_id(std::string_view commit);
+
+// One argument as a POSIX shell reads it back: unchanged when it is safe, else single-quoted.
+std::string shell_quote(std::string_view argument);
+std::string shell_command(const std::vector<std::string>& argv);
+
+}  // namespace kbisect

@@ -1,0 +1,153 @@
+#include "report/outline.h"
+
+#include <fmt/format.h>
+
+#include "bisect/statistics.h"
+#include "report/comparison.h"
+#include "report/format.h"
+
+namespace kbisect {
+namespace {
+
+std::string named(const ReportData& data, const std::string& commit) {
+  return fmt::format("{} ({})", commit, subject_of(data, commit));
+}
+
+std::string result_text(const ReportData& data, const char* key) {
+  if (!data.result.is_object()) return "";
+  auto value = data.result.find(key);
+  return value != data.result.end() && value->is_string() ? value->get<std::string>() : "";
+}
+
+std::string session_text(const ReportData& data) {
+  const auto& session = data.session;
+  std::string text = fmt::format("{}: {}", session.id, session_kind_text(session.kind));
+  if (!session.strategy.empty()) text += fmt::format(" (strategy {})", session.strategy);
+  text += fmt::format(", {}, started {}", session_status_text(session.status), session.started_at);
+  if (!session.finished_at.empty()) text += fmt::format(", finished {}", session.finished_at);
+  return text;
+}
+
+std::string short_list(const nlohmann::json& commits) {
+  std::string text;
+  for (const auto& commit : commits) {
+    if (!commit.is_string()) continue;
+    if (!text.empty()) text += ' ';
+    text += short_id(commit.get<std::string>());
+  }
+  return text;
+}
+
+void add_bisect_facts(const ReportData& data, std::vector<Fact>& facts) {
+  const auto& session = data.session;
+  for (const auto& good : session.good_commits) facts.push_back({"good", named(data, good)});
+  facts.push_back({"bad", named(data, session.bad_commit)});
+  const std::string verdict = result_text(data, "verdict");
+  if (!verdict.empty()) {
+    facts.push_back(
+        {"verdict",
+         fmt::format("{}, {}; {} steps, {} samples", verdict,
+                     data.result.value("confirmed", false) ? "confirmed" : "not confirmed",
+                     data.result.value("steps", 0), data.result.value("samples", 0))});
+  }
+  if (auto message = result_text(data, "message"); !message.empty()) {
+    facts.push_back({"message", message});
+  }
+  if (data.result.is_object() && data.result.contains("skipped") &&
+      !data.result["skipped"].empty()) {
+    facts.push_back({"skipped", short_list(data.result["skipped"])});
+  }
+  if (verdict == "only-skipped" && data.result.contains("candidates")) {
+    facts.push_back({"culprit is one of", short_list(data.result["candidates"])});
+  }
+}
+
+std::string side_text(const ReportData& data, const ReportSide& side) {
+  std::string text = named(data, side.commit);
+  if (side.variant && !side.variant->empty()) text += " variant " + *side.variant;
+  if (!side.label.empty()) text += fmt::format(", given as '{}'", side.label);
+  return text;
+}
+
+}  // namespace
+
+std::vector<Fact> header_of(const ReportData& data) {
+  const auto& session = data.session;
+  std::vector<Fact> facts;
+  const auto comparisons = comparisons_of(data);
+  if (session.kind == SessionKind::kBisect) {
+    auto culprit = culprit_of(data);
+    facts.push_back({"commit", culprit ? named(data, *culprit) : "no culprit named"});
+  } else if (!comparisons.empty()) {
+    const auto& sides = comparisons.front();
+    const bool revert_check = session.kind == SessionKind::kRevertCheck;
+    facts.push_back({"commit", side_text(data, revert_check ? sides.before : sides.after)});
+    facts.push_back({revert_check ? "reverted" : "compared with",
+                     side_text(data, revert_check ? sides.after : sides.before)});
+  }
+  facts.push_back({"in testcase", session.scenario});
+  facts.push_back({"session", session_text(data)});
+  if (session.kind == SessionKind::kBisect) add_bisect_facts(data, facts);
+  if (!data.subjects_unavailable.empty()) {
+    facts.push_back({"note", "commit subjects are unavailable: " + data.subjects_unavailable});
+  }
+  return facts;
+}
+
+std::vector<Fact> confirmation_of(const ReportData& data) {
+  std::vector<Fact> facts;
+  if (data.session.kind != SessionKind::kBisect || !culprit_of(data)) return facts;
+  if (auto parent = result_text(data, "parent_check"); !parent.empty()) {
+    facts.push_back({"culprit vs parent", parent});
+  }
+  if (auto revert = result_text(data, "revert_check"); !revert.empty()) {
+    facts.push_back({"revert on bad", revert});
+  }
+  return facts;
+}
+
+std::vector<PathRow> path_of(const ReportData& data) {
+  std::vector<PathRow> rows;
+  if (data.session.kind != SessionKind::kBisect) return rows;
+  const std::string metric = data.metrics.empty() ? "" : data.metrics.front();
+  const auto culprit = culprit_of(data);
+  const auto confirmation = confirmation_commits(data);
+  for (const auto& step : data.steps) {
+    PathRow row;
+    row.step = step.step;
+    row.commit = step.commit;
+    row.phase = step.role;
+    row.verdict = verdict_of(data, step.commit);
+    row.subject = subject_of(data, step.commit);
+    auto values = values_of(data, step.commit, metric);
+    row.samples = static_cast<int>(values.size());
+    if (!values.empty()) row.median = median(values);
+    if (auto verdict = last_search_verdict(data, step.commit)) {
+      row.worse_than_good = verdict->effect;
+      row.p = verdict->p_mwu;
+    }
+    if (culprit && step.commit == *culprit) row.note = "culprit";
+    if (step.commit == confirmation.revert) {
+      row.note = "bad - culprit";
+      // A sim runner's revert is no commit of the repository and has no subject.
+      if (!data.subjects.count(step.commit)) row.subject = "bad with the culprit reverted";
+    }
+    if (auto alias = data.same_image_as.find(step.commit); alias != data.same_image_as.end()) {
+      row.note = "same image as " + short_id(alias->second);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<Fact> failures_of(const ReportData& data) {
+  std::vector<Fact> facts;
+  for (const auto& run : data.failed_runs) {
+    std::string what = outcome_name(run.outcome);
+    if (!run.detail.empty()) what += ": " + run.detail;
+    facts.push_back({short_id(run.commit), what});
+  }
+  return facts;
+}
+
+}  // namespace kbisect

@@ -1,0 +1,136 @@
+#include "report/report_data.h"
+
+#include <algorithm>
+#include <set>
+
+#include "common/error.h"
+#include "store/store.h"
+
+namespace kbisect {
+namespace {
+
+std::vector<std::string> oldest_first(const SessionRecord& session,
+                                      std::vector<std::string> candidates) {
+  std::vector<std::string> order = session.good_commits;
+  std::reverse(candidates.begin(), candidates.end());
+  for (auto& commit : candidates) {
+    if (std::find(order.begin(), order.end(), commit) == order.end()) {
+      order.push_back(std::move(commit));
+    }
+  }
+  return order;
+}
+
+// Metric keys of the samples in first-seen order.
+std::vector<std::string> metrics_of(const std::vector<SampleMetrics>& samples) {
+  std::vector<std::string> metrics;
+  for (const auto& sample : samples) {
+    for (const auto& [key, value] : sample.metrics) {
+      if (std::find(metrics.begin(), metrics.end(), key) == metrics.end()) metrics.push_back(key);
+    }
+  }
+  return metrics;
+}
+
+}  // namespace
+
+ReportData load_report_data(Store& store, int64_t session_id) {
+  auto session = store.session(session_id);
+  if (!session) {
+    fail("there is no session {} in {}; list them with `kbisect query sessions`", session_id,
+         store.path().string());
+  }
+  ReportData data;
+  data.database = std::filesystem::absolute(store.path());
+  data.session = *session;
+  if (!session->result_json.empty()) data.result = nlohmann::json::parse(session->result_json);
+  data.topological_order = oldest_first(*session, store.candidates_of(session_id));
+  data.samples = store.sample_metrics_of_session(session_id);
+  data.steps = store.steps_of(session_id);
+  data.verdicts = store.verdicts_of(session_id);
+
+  std::set<std::string> compilers;
+  for (auto& run : store.runs_of_session(session_id)) {
+    if (run.build_id) {
+      if (auto build = store.build(*run.build_id)) compilers.insert(build->compiler);
+    }
+    if (run.outcome != Outcome::kOk) data.failed_runs.push_back(std::move(run));
+  }
+  data.compilers.assign(compilers.begin(), compilers.end());
+
+  for (const auto& record : store.journal_of(session_id)) {
+    if (record.kind == "alias") data.same_image_as[record.commit] = record.detail;
+    const bool measured = record.kind == "sample" || record.kind == "failure";
+    if (measured && record.phase == "confirm" &&
+        std::find(data.confirm_commits.begin(), data.confirm_commits.end(), record.commit) ==
+            data.confirm_commits.end()) {
+      data.confirm_commits.push_back(record.commit);
+    }
+  }
+  data.metrics = metrics_of(data.samples);
+  return data;
+}
+
+std::vector<double> values_of(const ReportData& data, const std::string& commit,
+                              const std::string& metric,
+                              const std::optional<std::string>& variant) {
+  auto alias = data.same_image_as.find(commit);
+  const std::string& measured = alias != data.same_image_as.end() ? alias->second : commit;
+  std::vector<double> values;
+  for (const auto& sample : data.samples) {
+    if (sample.commit != measured || (variant && sample.variant != *variant)) continue;
+    auto value = sample.metrics.find(metric);
+    if (value != sample.metrics.end()) values.push_back(value->second);
+  }
+  return values;
+}
+
+std::optional<std::string> culprit_of(const ReportData& data) {
+  if (!data.result.is_object()) return std::nullopt;
+  auto culprit = data.result.find("culprit");
+  if (culprit == data.result.end() || !culprit->is_string()) return std::nullopt;
+  return culprit->get<std::string>();
+}
+
+ConfirmationCommits confirmation_commits(const ReportData& data) {
+  ConfirmationCommits confirmation;
+  auto culprit = culprit_of(data);
+  if (!culprit) return confirmation;
+  const auto& order = data.topological_order;
+  for (const auto& commit : data.confirm_commits) {
+    if (commit == *culprit || commit == data.session.bad_commit) continue;
+    if (std::find(order.begin(), order.end(), commit) != order.end()) {
+      confirmation.parents.push_back(commit);
+    } else {
+      confirmation.revert = commit;
+    }
+  }
+  return confirmation;
+}
+
+std::optional<VerdictRecord> last_search_verdict(const ReportData& data,
+                                                 const std::string& commit) {
+  std::optional<VerdictRecord> last, last_decided;
+  for (const auto& verdict : data.verdicts) {
+    if (verdict.commit != commit || verdict.reason != "search") continue;
+    last = verdict;
+    if (verdict.verdict != Verdict::kUndecided) last_decided = verdict;
+  }
+  return last_decided ? last_decided : last;
+}
+
+std::string verdict_of(const ReportData& data, const std::string& commit) {
+  const auto& goods = data.session.good_commits;
+  if (std::find(goods.begin(), goods.end(), commit) != goods.end()) return "good";
+  if (commit == data.session.bad_commit) return "bad";
+  auto verdict = last_search_verdict(data, commit);
+  return verdict ? std::string(verdict_text(verdict->verdict)) : "";
+}
+
+std::string subject_of(const ReportData& data, const std::string& commit) {
+  auto subject = data.subjects.find(commit);
+  if (subject != data.subjects.end()) return subject->second;
+  return "subject unavailable";
+}
+
+}  // namespace kbisect

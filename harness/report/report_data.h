@@ -1,0 +1,76 @@
+// Everything `kbisect report` says about one session, read from the results database: the
+// session, its candidates, steps, verdicts, samples, failed runs and builds, and what its
+// journal tells about the confirmation. Commit subjects come separately (scenario_facts.h),
+// so a report works when the kernel repository is gone. The renderers (text_report.h,
+// html_report.h) read only this struct, so they are tested without a database.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/records.h"
+
+namespace kbisect {
+
+class Store;
+
+struct ReportData {
+  std::filesystem::path database;  // the results database the session was read from
+  SessionRecord session;
+  nlohmann::json result;  // the session's result JSON; null while there is none
+  // The session's commits oldest first: the good commits, then the candidates from the
+  // oldest to bad (the reverse of the stored rev-list order).
+  std::vector<std::string> topological_order;
+  // Metric keys seen in the samples; in the scenario's order (the bisected one first) when the
+  // scenario could be read (scenario_facts.h).
+  std::vector<std::string> metrics;
+  std::vector<SampleMetrics> samples;
+  std::vector<StepRecord> steps;
+  std::vector<VerdictRecord> verdicts;
+  std::vector<RunRecord> failed_runs;                // runs whose outcome is not ok
+  std::map<std::string, std::string> same_image_as;  // commit -> the commit whose samples it uses
+  std::vector<std::string> confirm_commits;          // measured to confirm, in order first seen
+  std::vector<std::string> compilers;                // of the kernels built for the session
+  std::map<std::string, std::string> subjects;       // commit -> subject, where known
+  std::string subjects_unavailable;  // why no subject is known (scenario or repo gone), else ""
+};
+
+// Throws Error saying how to list the sessions when there is no session `session_id`.
+ReportData load_report_data(Store& store, int64_t session_id);
+
+// The values of `metric` measured on `commit` in the session, oldest first; with a variant
+// only those of that variant. A commit whose kernel image equals another's has that one's.
+std::vector<double> values_of(const ReportData& data, const std::string& commit,
+                              const std::string& metric,
+                              const std::optional<std::string>& variant = std::nullopt);
+
+// The culprit a finished bisection named, if any.
+std::optional<std::string> culprit_of(const ReportData& data);
+
+// The parents of the culprit that were measured to confirm it, and the kernel with the culprit
+// reverted on top of bad (empty when it was not measured). The journal's confirm phase
+// measures exactly culprit, parents, revert and bad; the revert is the one that is neither a
+// candidate nor a good commit.
+struct ConfirmationCommits {
+  std::vector<std::string> parents;
+  std::string revert;
+};
+ConfirmationCommits confirmation_commits(const ReportData& data);
+
+// The session's last word on a commit: "good" or "bad" for the endpoints, else the last verdict
+// of the search that decided something (good, bad, skip), else "undecided", else "" (measured
+// for the confirmation only).
+std::string verdict_of(const ReportData& data, const std::string& commit);
+
+// The search's last verdict on `commit` that decided something, else its last undecided one.
+std::optional<VerdictRecord> last_search_verdict(const ReportData& data, const std::string& commit);
+
+// The subject of a commit, or a placeholder that says why it is not known.
+std::string subject_of(const ReportData& data, const std::string& commit);
+
+}  // namespace kbisect

@@ -1,0 +1,121 @@
+#include "report/reproduce.h"
+
+#include "report/format.h"
+
+namespace kbisect {
+namespace {
+
+nlohmann::json options_of(const ReportData& data) {
+  auto options = nlohmann::json::parse(data.session.options_json, nullptr, false);
+  return options.is_object() ? options : nlohmann::json::object();
+}
+
+std::string text_option(const nlohmann::json& options, const char* key) {
+  auto value = options.find(key);
+  return value != options.end() && value->is_string() ? value->get<std::string>() : "";
+}
+
+std::vector<std::string> kbisect_argv(const ReportData& data, const std::string& subcommand) {
+  return {"kbisect", "--db", data.database.string(), subcommand, "-c", data.session.config_path};
+}
+
+std::vector<std::string> bisect_argv(const ReportData& data) {
+  const auto& session = data.session;
+  const auto options = options_of(data);
+  auto argv = kbisect_argv(data, "bisect");
+  for (const auto& good : session.good_commits) argv.insert(argv.end(), {"--good", good});
+  argv.insert(argv.end(), {"--bad", session.bad_commit, "--strategy", session.strategy});
+  if (auto confidence = options.find("confidence");
+      confidence != options.end() && confidence->is_number() && *confidence != 0.95) {
+    argv.insert(argv.end(), {"--confidence", confidence->dump()});
+  }
+  if (auto paths = options.find("paths"); paths != options.end() && paths->is_array()) {
+    for (const auto& path : *paths) argv.insert(argv.end(), {"--paths", path.get<std::string>()});
+  }
+  if (auto variant = text_option(options, "variant"); !variant.empty()) {
+    argv.insert(argv.end(), {"--variant", variant});
+  }
+  argv.push_back("--fresh");  // otherwise kbisect answers from the stored session
+  return argv;
+}
+
+std::string with_variant(const std::string& commit, const std::string& variant) {
+  return variant.empty() ? commit : commit + "@" + variant;
+}
+
+std::vector<std::string> samples_option(const nlohmann::json& options) {
+  auto samples = options.find("samples");
+  if (samples == options.end() || !samples->is_number_integer()) return {};
+  return {"--samples", samples->dump()};
+}
+
+std::vector<std::string> compare_argv(const ReportData& data) {
+  const auto& session = data.session;
+  const auto options = options_of(data);
+  auto argv = kbisect_argv(data, "compare");
+  argv.insert(argv.end(),
+              {"--a", with_variant(session.good_commits.front(), text_option(options, "a_variant")),
+               "--b", with_variant(session.bad_commit, text_option(options, "b_variant"))});
+  for (auto& argument : samples_option(options)) argv.push_back(std::move(argument));
+  return argv;
+}
+
+// revert-check stores the reverted side as the user named it: "BASE -SHA1 -SHA2".
+std::vector<std::string> reverted_specs(const SessionRecord& session) {
+  const std::string prefix = session.good_refs.empty() ? "" : session.good_refs.front() + " -";
+  if (prefix.empty() || session.bad_ref.rfind(prefix, 0) != 0) return {};
+  std::vector<std::string> specs;
+  std::string rest = session.bad_ref.substr(prefix.size());
+  for (size_t at; (at = rest.find(" -")) != std::string::npos; rest.erase(0, at + 2)) {
+    specs.push_back(rest.substr(0, at));
+  }
+  specs.push_back(rest);
+  return specs;
+}
+
+std::vector<std::string> revert_check_argv(const ReportData& data) {
+  const auto& session = data.session;
+  const auto options = options_of(data);
+  auto argv = kbisect_argv(data, "revert-check");
+  argv.insert(argv.end(), {"--base", session.good_commits.front()});
+  std::string reverts;
+  for (const auto& spec : reverted_specs(session)) reverts += (reverts.empty() ? "" : ",") + spec;
+  if (reverts.empty()) return {};  // not stored in the form kbisect writes it
+  argv.insert(argv.end(), {"--revert", reverts});
+  if (auto variant = text_option(options, "a_variant"); !variant.empty()) {
+    argv.insert(argv.end(), {"--variant", variant});
+  }
+  for (auto& argument : samples_option(options)) argv.push_back(std::move(argument));
+  return argv;
+}
+
+// The command that makes the session again; empty when it cannot be said.
+std::vector<std::string> session_argv(const ReportData& data) {
+  if (data.session.good_commits.empty()) return {};
+  switch (data.session.kind) {
+    case SessionKind::kBisect:
+      return bisect_argv(data);
+    case SessionKind::kCompare:
+      return compare_argv(data);
+    case SessionKind::kRevertCheck:
+      return revert_check_argv(data);
+    case SessionKind::kNightly:
+    case SessionKind::kRun:
+      break;
+  }
+  return {};
+}
+
+}  // namespace
+
+Reproduction reproduction_of(const ReportData& data) {
+  Reproduction reproduction;
+  reproduction.config = data.session.config_path;
+  auto argv = session_argv(data);
+  if (!argv.empty()) reproduction.commands.push_back(shell_command(argv));
+  reproduction.commands.push_back(shell_command(
+      {"kbisect", "--db", data.database.string(), "report", std::to_string(data.session.id)}));
+  return reproduction;
+}
+
+}  // namespace kbisect

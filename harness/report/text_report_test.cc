@@ -1,0 +1,120 @@
+#include "report/text_report.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report/test_reports.h"
+
+namespace kbisect {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using C = TestCommits;
+
+TEST(TextReport, ABisectionReadsLikeA0DayMail) {
+  const std::string text = text_report(finished_bisect_report());
+  EXPECT_THAT(text,
+              testing::StartsWith("commit:      " + C::C2 +
+                                  " (ext4: take the inode lock exclusively for direct reads)\n"
+                                  "in testcase: ext4-dio\n"));
+  EXPECT_THAT(text, HasSubstr("verdict:     found, confirmed; 4 steps, 17 samples\n"));
+  EXPECT_THAT(text, HasSubstr("skipped:     333333333333\n"));
+  // parent C1 {1003, 995, 1010} against the culprit C2 {805, 810, 798}: medians 1003 and 805,
+  // exact Mann-Whitney p of 3 against 3 fully separated samples 0.1.
+  EXPECT_THAT(text, HasSubstr("culprit vs parent\n"
+                              "        parent  %stddev   %change        culprit  %stddev"
+                              "         p  metric\n"
+                              "  111111111111                      222222222222\n"
+                              "  ------------  -------   -------   ------------  -------"
+                              "   -------  ------\n"
+                              "          1003      ±1%    -19.7%            805      ±1%"
+                              "       0.1  read.iops\n"));
+  EXPECT_THAT(text, HasSubstr("revert on bad (confirmation)\n"));
+  EXPECT_THAT(text, HasSubstr("  culprit vs parent: worse than parent 111111111111"));
+  EXPECT_THAT(text, HasSubstr("  revert on bad:     fixes the regression"));
+}
+
+TEST(TextReport, ThePathShowsEveryStepWithItsVerdict) {
+  const std::string text = text_report(finished_bisect_report());
+  EXPECT_THAT(text, HasSubstr("bisection path (read.iops):\n"
+                              "  (worse: the median against good's, > 0 is worse; p: the "
+                              "verdict's, against good or bad)\n"
+                              "  step  commit        phase    verdict    samples      median"
+                              "     worse         p  subject\n"));
+  EXPECT_THAT(text, HasSubstr("     4  222222222222  search   bad              3         805"
+                              "    -19.5%    0.0012  ext4: take the inode lock exclusively for "
+                              "direct reads  [culprit]\n"));
+  EXPECT_THAT(text, HasSubstr("     3  333333333333  search   skip             0           -"
+                              "         -         -  nvme: a change that does not build\n"));
+  // C1: the decided verdict, not the undecided round before it.
+  EXPECT_THAT(text, HasSubstr("     5  111111111111  search   good             3        1003"
+                              "     +0.3%   9.0e-04  xfs: tidy up\n"));
+  EXPECT_THAT(text, HasSubstr("     6  cccccccccccc  confirm                   3        1001"
+                              "         -         -  Revert"));
+  EXPECT_THAT(text, HasSubstr("[bad - culprit]"));
+  EXPECT_THAT(text, HasSubstr("not measured:\n  333333333333: build-failed: the kernel does not "
+                              "build\n"));
+}
+
+TEST(TextReport, ReproduceGivesTheScenarioAndExactCommands) {
+  const std::string text = text_report(finished_bisect_report());
+  EXPECT_THAT(text, HasSubstr("To reproduce:\n\n"
+                              "        # the scenario: /configs/ext4 dio.yaml\n"
+                              "        # kernels built with: gcc (Debian 12.2.0-14) 12.2.0\n"
+                              "        kbisect --db /results/kbisect.db bisect -c "
+                              "'/configs/ext4 dio.yaml' --good " +
+                              C::G + " --bad " + C::B +
+                              " --strategy adaptive --fresh\n"
+                              "        kbisect --db /results/kbisect.db report 7\n"));
+}
+
+TEST(TextReport, ACompareSessionComparesItsTwoSidesAndVariants) {
+  const std::string text = text_report(compare_report());
+  EXPECT_THAT(text, HasSubstr("commit:        " + C::B +
+                              " (Merge branch 'block') variant nolock, given as 'HEAD@nolock'\n"));
+  EXPECT_THAT(text, HasSubstr("compared with: " + C::G + " (Linux 6.1), given as 'v6.1'\n"));
+  // B's samples of the other variant (700...) are not B's side.
+  EXPECT_THAT(text, HasSubstr("          1000      ±2%     -9.5%            905      ±1%"));
+  EXPECT_THAT(text, Not(HasSubstr("bisection path")));
+  EXPECT_THAT(text, HasSubstr("compare -c /configs/ext4.yaml --a " + C::G + " --b " + C::B +
+                              "@nolock --samples 3\n"));
+}
+
+TEST(TextReport, ARevertCheckNamesTheRevertedCommits) {
+  ReportData data = compare_report();
+  data.session.kind = SessionKind::kRevertCheck;
+  data.session.bad_ref = "v6.1 -abc123 -def456";
+  data.session.options_json = R"({"a_variant": "nolock", "b_variant": "nolock", "samples": 3})";
+  const std::string text = text_report(data);
+  EXPECT_THAT(text, HasSubstr("commit:      " + C::G + " (Linux 6.1) variant nolock"));
+  EXPECT_THAT(text, HasSubstr("reverted:    " + C::B));
+  EXPECT_THAT(text, HasSubstr("reverted vs base\n"));
+  EXPECT_THAT(text, HasSubstr("revert-check -c /configs/ext4.yaml --base " + C::G +
+                              " --revert abc123,def456 --variant nolock --samples 3\n"));
+}
+
+TEST(TextReport, AnEmptySessionSaysSoAndStillReproduces) {
+  const std::string text = text_report(empty_bisect_report());
+  EXPECT_THAT(text, HasSubstr("commit:      no culprit named\n"));
+  EXPECT_THAT(text, HasSubstr("session:     7: bisect (strategy adaptive), running, started"));
+  EXPECT_THAT(text, HasSubstr("no samples stored for this session yet\n"));
+  EXPECT_THAT(text, HasSubstr("bad vs good\n"));
+  EXPECT_THAT(text, Not(HasSubstr("bisection path")));
+  EXPECT_THAT(text, HasSubstr("bisect -c '/configs/ext4 dio.yaml' --good " + C::G));
+}
+
+TEST(TextReport, MissingSubjectsAreNamedAsSuch) {
+  ReportData data = finished_bisect_report();
+  data.subjects.clear();
+  data.subjects_unavailable = "the kernel repository cannot be read: gone";
+  const std::string text = text_report(data);
+  EXPECT_THAT(text, HasSubstr("commit:      " + C::C2 + " (subject unavailable)\n"));
+  EXPECT_THAT(text, HasSubstr("  subject unavailable  [culprit]\n"));
+  EXPECT_THAT(text, HasSubstr("  bad with the culprit reverted  [bad - culprit]\n"));
+  EXPECT_THAT(text,
+              HasSubstr("note:        commit subjects are unavailable: the kernel repository"));
+}
+
+}  // namespace
+}  // namespace kbisect
