@@ -22,8 +22,14 @@ set +e
 status=$?
 set -e
 # The session is stored: asking again answers at once, here as JSON to read the culprit.
-culprit=$("$kbisect" --json bisect -c configs/demo.yaml --good "$good" --bad "$bad" |
-  tail -n 1 | sed -n 's/.*"culprit":"\([0-9a-f]*\)".*/\1/p')
+answer=$("$kbisect" --json bisect -c configs/demo.yaml --good "$good" --bad "$bad" | tail -n 1)
+culprit=$(sed -n 's/.*"culprit":"\([0-9a-f]*\)".*/\1/p' <<<"$answer")
+session=$(sed -n 's/.*"session":\([0-9]*\).*/\1/p' <<<"$answer")
+if [[ -n "$session" ]]; then
+  "$kbisect" report "$session" --html results/demo-report.html >results/demo-report.txt
+  echo "demo: report in results/demo-report.txt and results/demo-report.html" \
+    "(kbisect report $session [--html FILE])"
+fi
 
 # Only now, after the bisection, is the generator's record of the planted commit read.
 planted=$(field planted)
