@@ -107,7 +107,7 @@ grep -q "no new commits since the baseline" "$work/out" || fail "nothing new: $(
 #    finds the regression against the stored baseline and bisects it to change 27.
 commit_range 11 40
 tip40=$(upstream rev-parse HEAD) planted=$(upstream rev-parse HEAD~13)
-write_config sim-nightly '  changes: [{commit: "change 27", factor: 0.85}]'
+write_config sim-nightly '  changes: [{commit: "change 27", factor: 0.7}]'
 nightly sim-nightly
 expect_status 2 "regressed tip"
 grep -q "^regression: culprit $planted change 27" "$work/out" || fail "culprit: $(cat "$work/out")"
@@ -174,7 +174,7 @@ rm "$work/hold"
 
 # 6. Another scenario, same history: the culprit does not build, so the regression is found
 #    but the bisection can only narrow it down (exit 3). Its own lock and baseline.
-write_config sim-nightly-skips '  changes: [{commit: "change 27", factor: 0.85}]
+write_config sim-nightly-skips '  changes: [{commit: "change 27", factor: 0.7}]
   outcomes: [{commit: "change 27", outcome: build-failed}]'
 nightly sim-nightly-skips --baseline "$tip10" --json
 expect_status 3 "regression with an unbuildable culprit"
