@@ -17,11 +17,14 @@ kbisect=$1 work=$2
 rm -rf "$work" && mkdir -p "$work/upstream"
 fail() { echo "FAIL: $*"; exit 1; }
 upstream() { command git -C "$work/upstream" -c user.name=t -c user.email=t@example.com "$@"; }
+# Fixed identities and dates: the same commit ids on every run, so the simulated samples
+# (drawn per commit id) and with them every verdict are the same on every run.
 commit_range() {
   for i in $(seq "$1" "$2"); do
     echo "$i" >"$work/upstream/file"
     upstream add file
-    GIT_COMMITTER_DATE="2020-01-01T00:$((i / 60)):$((i % 60))" upstream commit -qm "change $i"
+    local date="2020-01-01T00:$((i / 60)):$((i % 60))"
+    GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date upstream commit -qm "change $i"
   done
 }
 upstream init -q -b master
