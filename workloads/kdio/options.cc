@@ -67,7 +67,9 @@ uint64_t positive_size(const JobState& state, std::string_view text) {
 
 void set_block_size(JobState& state, std::string_view value) {
   for_each_direction(value, [&](size_t direction, std::string_view part) {
-    if (part.find('-') != std::string_view::npos || part.find(':') != std::string_view::npos) {
+    const bool expression = part.front() == '(';
+    if (!expression &&
+        (part.find('-') != std::string_view::npos || part.find(':') != std::string_view::npos)) {
       throw JobError(fmt::format("'{}' is a range; use bsrange= for ranges", part));
     }
     const uint64_t size = positive_size(state, part);
@@ -225,7 +227,7 @@ void set_start_delay(JobState& state, std::string_view value) {
 }
 
 void set_file_size(JobState& state, std::string_view value) {
-  if (value.find('-') != std::string_view::npos) {
+  if (!value.starts_with('(') && value.find('-') != std::string_view::npos) {
     throw JobError(fmt::format("a filesize range ('{}') is not supported by kdio", value));
   }
   state.filesize = parse_size(value, state.kb_base);

@@ -47,6 +47,7 @@ TEST(ApplyOption, BlockSizePerDirection) {
             "t.fio:1: option 'bs': '4k-8k' is a range; use bsrange= for "
             "ranges");
   EXPECT_EQ(error_of("bs", "0"), "t.fio:1: option 'bs': '0' must be greater than zero");
+  EXPECT_EQ(apply({{"bs", "(1m-512k)"}}).bs[1], 512u << 10) << "an expression is not a range";
 }
 
 TEST(ApplyOption, BlockSizeRange) {
@@ -204,6 +205,8 @@ TEST(ApplyOption, FilesAndSizes) {
   EXPECT_EQ(error_of("filesize", "1m-2m"),
             "t.fio:1: option 'filesize': a filesize range "
             "('1m-2m') is not supported by kdio");
+  EXPECT_EQ(apply({{"filesize", "(1g-64m)"}}).filesize, (1ull << 30) - (64ull << 20));
+  EXPECT_EQ(apply({{"io_size", "(1g/16)"}}).job.io_size, 64ull << 20);
   EXPECT_EQ(error_of("size", "50%"),
             "t.fio:1: option 'size': size '50%': percentages are not "
             "supported by kdio");

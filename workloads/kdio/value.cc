@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <limits>
 #include <string>
@@ -44,9 +45,93 @@ uint64_t checked_multiply(uint64_t value, uint64_t factor, std::string_view text
   return value * factor;
 }
 
+// fio's arithmetic in a value written in parentheses, e.g. "(1g/16)": whole numbers with size
+// suffixes, + - * / (integer division, as fio's) and nested parentheses.
+class SizeExpression {
+ public:
+  SizeExpression(std::string_view text, int kb_base) : text_(text), kb_base_(kb_base) {}
+
+  uint64_t evaluate() {
+    const int64_t value = sum();
+    skip_spaces();
+    if (pos_ != text_.size()) fail(fmt::format("unexpected '{}'", text_.substr(pos_)));
+    if (value < 0) fail("the result is negative");
+    return static_cast<uint64_t>(value);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw JobError(fmt::format("size expression '{}': {}", text_, why));
+  }
+  void skip_spaces() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+  }
+  bool take(char c) {
+    skip_spaces();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  void check(bool overflowed) const {
+    if (overflowed) fail("the value is too large");
+  }
+  int64_t sum() {
+    int64_t value = product();
+    for (;;) {
+      if (take('+')) {
+        const int64_t right = product();
+        check(__builtin_add_overflow(value, right, &value));
+      } else if (take('-')) {
+        const int64_t right = product();
+        check(__builtin_sub_overflow(value, right, &value));
+      } else {
+        return value;
+      }
+    }
+  }
+  int64_t product() {
+    int64_t value = operand();
+    for (;;) {
+      if (take('*')) {
+        const int64_t right = operand();
+        check(__builtin_mul_overflow(value, right, &value));
+      } else if (take('/')) {
+        const int64_t divisor = operand();
+        if (divisor == 0) fail("division by zero");
+        value /= divisor;
+      } else {
+        return value;
+      }
+    }
+  }
+  int64_t operand() {
+    if (take('(')) {
+      const int64_t value = sum();
+      if (!take(')')) fail("a ')' is missing");
+      return value;
+    }
+    skip_spaces();
+    const size_t start = pos_;
+    while (pos_ < text_.size() && std::isalnum(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    if (start == pos_) fail("a number is missing");
+    const uint64_t value = parse_size(text_.substr(start, pos_ - start), kb_base_);
+    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      fail("the value is too large");
+    }
+    return static_cast<int64_t>(value);
+  }
+
+  std::string_view text_;
+  int kb_base_;
+  size_t pos_ = 0;
+};
+
 }  // namespace
 
 uint64_t parse_size(std::string_view text, int kb_base) {
+  if (!text.empty() && text.front() == '(') return SizeExpression(text, kb_base).evaluate();
   std::string_view rest;
   uint64_t value = leading_number(text, &rest, "size");
   std::string suffix = lower(rest);

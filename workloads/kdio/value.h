@@ -15,7 +15,8 @@ struct JobError : std::runtime_error {
 
 // Bytes from "4k", "1m", "4KiB", "512b", ... With kb_base 1024 (fio's default) k/m/g/t/p
 // (with or without a trailing b) are powers of 1024 and the IEC spellings kib/mib/... are
-// powers of 1000; kb_base 1000 swaps the two, exactly as fio does.
+// powers of 1000; kb_base 1000 swaps the two, exactly as fio does. A value in parentheses is
+// fio's arithmetic: "(1g/16)", "(4k*3+512)", whole numbers, integer division.
 uint64_t parse_size(std::string_view text, int kb_base);
 
 // Nanoseconds from "500us", "10ms", "2s", "5m", "1h", "1d". A bare number is in seconds when

@@ -42,6 +42,37 @@ TEST(ParseSize, RejectsWhatFioWouldMisread) {
   }
 }
 
+TEST(ParseSize, ArithmeticInParenthesesAsInFio) {
+  EXPECT_EQ(parse_size("(1g/16)", 1024), 64u << 20);
+  EXPECT_EQ(parse_size("(4k*3+512)", 1024), 3u * 4096 + 512);
+  EXPECT_EQ(parse_size("( 1m - 4k ) / 2", 1024), ((1u << 20) - 4096) / 2);  // spaces allowed
+  EXPECT_EQ(parse_size("((1m-4k)/2)", 1024), ((1u << 20) - 4096) / 2);
+  EXPECT_EQ(parse_size("(10/3)", 1024), 3u);  // integer division, as fio's
+  EXPECT_EQ(parse_size("(4KiB*2)", 1024), 8000u);
+  EXPECT_EQ(parse_size("(4k*2)", 1000), 8000u);
+}
+
+TEST(ParseSize, ArithmeticErrorsNameTheExpression) {
+  auto error_of = [](std::string_view text) {
+    try {
+      parse_size(text, 1024);
+    } catch (const JobError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("(1g/0)"), "size expression '(1g/0)': division by zero");
+  EXPECT_EQ(error_of("(1g/(2-2))"), "size expression '(1g/(2-2))': division by zero");
+  EXPECT_EQ(error_of("(4k-8k)"), "size expression '(4k-8k)': the result is negative");
+  EXPECT_EQ(error_of("(1g/16"), "size expression '(1g/16': a ')' is missing");
+  EXPECT_EQ(error_of("(1g/)"), "size expression '(1g/)': a number is missing");
+  EXPECT_EQ(error_of("(1g)x"), "size expression '(1g)x': unexpected 'x'");
+  EXPECT_EQ(error_of("(8p*8p)"), "size expression '(8p*8p)': the value is too large");
+  EXPECT_EQ(error_of("(4x)"),
+            "size '4x' has an unknown suffix 'x'; use k, m, g, t or p "
+            "(optionally followed by b), or KiB, MiB, ...");
+}
+
 TEST(ParseTime, BareNumberUnitDependsOnTheOption) {
   EXPECT_EQ(parse_time_ns("10", true), 10'000'000'000u);
   EXPECT_EQ(parse_time_ns("10", false), 10'000u);
