@@ -57,6 +57,7 @@ struct Job {
   int fsync_every = 0;      // fsync after every N writes
   int fdatasync_every = 0;  // fdatasync after every N writes
   bool end_fsync = false;
+  bool sync_lat_log = false;  // kdio extension: report every sync's latency in order
 
   bool rand_repeat = true;    // true: seed from rand_seed (fio: randseed= implies this)
   uint64_t rand_seed = 0x89;  // false: seed from the system RNG

@@ -332,6 +332,7 @@ constexpr OptionSpec kOptions[] = {
    }},
   {"cgroup", "", false, set_cgroup},
   {"cgroup_io_max", "", false, set_cgroup_io_max},
+  {"sync_lat_log", "", true, [](JobState& s, std::string_view v) { s.job.sync_lat_log = flag(v); }},
   {"hipri", "", true, [](JobState& s, std::string_view v) { s.job.hipri = flag(v); }},
   {"fixedbufs", "", true, [](JobState& s, std::string_view v) { s.job.fixedbufs = flag(v); }},
   {"registerfiles", "", true, [](JobState& s, std::string_view v) {

@@ -258,6 +258,12 @@ TEST(ApplyOption, CgroupAndIoMax) {
             "a non-negative whole number");
 }
 
+TEST(ApplyOption, SyncLatencyLog) {
+  EXPECT_FALSE(apply({}).job.sync_lat_log);
+  EXPECT_TRUE(apply({{"sync_lat_log", std::nullopt}}).job.sync_lat_log);
+  EXPECT_FALSE(apply({{"sync_lat_log", "0"}}).job.sync_lat_log);
+}
+
 TEST(ApplyOption, IoUringFlags) {
   const JobState state = apply({{"hipri", std::nullopt},
                                 {"fixedbufs", std::nullopt},

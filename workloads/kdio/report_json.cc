@@ -95,6 +95,15 @@ std::string render_json(const Report& report, bool plus) {
     Json sync;
     sync["total_ios"] = r.sync.total_ios;
     sync["lat_ns"] = lat_json(r.sync.lat, &r.sync.lat_hist, plus);
+    if (entry.job->sync_lat_log) {
+      Json log = Json::array();
+      for (uint32_t i = 0; i < r.sync.log.count; ++i) {
+        log.push_back(
+            {{"time_ms", r.sync.log.entries[i].time_ms}, {"lat_ns", r.sync.log.entries[i].lat_ns}});
+      }
+      sync["lat_log"] = log;
+      sync["lat_log_dropped"] = r.sync.log.dropped;
+    }
     job["sync"] = sync;
     job["job_runtime"] = r.job_runtime_ms;
     job["usr_cpu"] = cpu_percent(r.usr_ns, r.job_runtime_ms);

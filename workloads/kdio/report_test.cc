@@ -125,6 +125,35 @@ TEST(Report, JsonHasFioFieldsAndUnits) {
   EXPECT_EQ(root["kdio"]["jobs"][1]["options"]["numjobs"], "2");
 }
 
+TEST(Report, SyncLatencyLogIsInTheJsonOnlyWhenAsked) {
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
+  results[0].sync.log.add(12, 15'000'000);
+  results[0].sync.log.add(1012, 1'000'000'000);
+  jobs[0].sync_lat_log = true;
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
+  const auto& log = root["jobs"][0]["sync"]["lat_log"];
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0]["time_ms"], 12);
+  EXPECT_EQ(log[0]["lat_ns"], 15'000'000);
+  EXPECT_EQ(log[1]["time_ms"], 1012);
+  EXPECT_EQ(log[1]["lat_ns"], 1'000'000'000);
+  EXPECT_EQ(root["jobs"][0]["sync"]["lat_log_dropped"], 0);
+  EXPECT_FALSE(root["jobs"][1]["sync"].contains("lat_log"));
+}
+
+TEST(Report, SyncLatencyLogsOfAGroupFollowEachOtherUpToTheCapacity) {
+  JobResult first;
+  JobResult second;
+  first.sync.log.add(1, 100);
+  for (uint32_t i = 0; i < SyncLog::kCapacity; ++i) second.sync.log.add(i, 200 + i);
+  first.merge(second);
+  EXPECT_EQ(first.sync.log.count, SyncLog::kCapacity);
+  EXPECT_EQ(first.sync.log.entries[0].lat_ns, 100u);
+  EXPECT_EQ(first.sync.log.entries[1].lat_ns, 200u);
+  EXPECT_EQ(first.sync.log.dropped, 1u);
+}
+
 TEST(Report, JsonPlusAddsBinsThatSumToN) {
   std::vector<Job> jobs = two_jobs(true);
   std::vector<JobResult> results = {sample_result(500, 1000, 1'000),

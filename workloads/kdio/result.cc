@@ -11,6 +11,19 @@ void JobResult::set_error(int err, const char* message) {
   error_message[sizeof(error_message) - 1] = '\0';
 }
 
+void SyncLog::add(uint64_t time_ms, uint64_t lat_ns) {
+  if (count == kCapacity) {
+    ++dropped;
+    return;
+  }
+  entries[count++] = {time_ms, lat_ns};
+}
+
+void SyncLog::append(const SyncLog& other) {
+  for (uint32_t i = 0; i < other.count; ++i) add(other.entries[i].time_ms, other.entries[i].lat_ns);
+  dropped += other.dropped;
+}
+
 void JobResult::merge(const JobResult& other) {
   for (int d = 0; d < 3; ++d) {
     DirResult& to = dir[d];
@@ -26,6 +39,7 @@ void JobResult::merge(const JobResult& other) {
   sync.total_ios += other.sync.total_ios;
   sync.lat.merge(other.sync.lat);
   sync.lat_hist.merge(other.sync.lat_hist);
+  sync.log.append(other.sync.log);
   // fio sums the members' run time and CPU time, so usr_cpu stays a per-job average.
   job_runtime_ms += other.job_runtime_ms;
   usr_ns += other.usr_ns;

@@ -19,10 +19,27 @@ struct DirResult {
   Histogram clat_hist;
 };
 
+// Each fsync/fdatasync in order (kdio's sync_lat_log=1): when it ended, in ms since the job's
+// measurement started, and how long it took. Fixed capacity, as results live in shared memory.
+struct SyncLog {
+  static constexpr uint32_t kCapacity = 1024;
+  struct Entry {
+    uint64_t time_ms = 0;
+    uint64_t lat_ns = 0;
+  };
+  uint32_t count = 0;
+  uint64_t dropped = 0;  // syncs after the log was full
+  Entry entries[kCapacity] = {};
+
+  void add(uint64_t time_ms, uint64_t lat_ns);
+  void append(const SyncLog& other);  // group_reporting: the members' logs one after another
+};
+
 struct SyncResult {
   uint64_t total_ios = 0;
   LatStat lat;
   Histogram lat_hist;
+  SyncLog log;
 };
 
 struct JobResult {

@@ -13,8 +13,7 @@ namespace {
 
 const std::filesystem::path kJobs = std::filesystem::path(KBISECT_SOURCE_DIR) / "workloads/jobs";
 
-const Environment kEnv{{"SIZE", "16m"},  {"RUNTIME", "5"},    {"BS", "64k"},
-                       {"THREADS", "4"}, {"RW", "randwrite"}, {"IO_SIZE", "4m"}};
+const Environment kEnv{{"SIZE", "16m"}, {"RUNTIME", "5"}, {"BS", "64k"}, {"THREADS", "4"}};
 
 // The NAME of every ${NAME} in `text`.
 std::vector<std::string> referenced_variables(const std::string& text) {
@@ -118,6 +117,7 @@ TEST(SeedJobs, Seed002OneThrottledOneFreeFsyncingAppender) {
     EXPECT_EQ(job.block_size[1].min, 1u << 20);
     EXPECT_EQ(job.fsync_every, 1);
     EXPECT_FALSE(job.fallocate);
+    EXPECT_TRUE(job.sync_lat_log);
   }
   EXPECT_EQ(file.jobs[0].cgroup_io_max, "wbps=1048576");
   EXPECT_EQ(file.jobs[1].cgroup_io_max, "");
@@ -125,14 +125,20 @@ TEST(SeedJobs, Seed002OneThrottledOneFreeFsyncingAppender) {
   EXPECT_EQ(file.jobs[1].files, std::vector<std::string>{"unthrottled.0.0"});
 }
 
-TEST(SeedJobs, Seed003ThreadsOverAFixedFile) {
+TEST(SeedJobs, Seed003ReadsThenWritesAFixedAmountSplitOverTheThreads) {
   const JobFile file = parse_seed("seed003-xfs-threads.fio");
-  ASSERT_EQ(file.jobs.size(), 4u);
-  for (const Job& job : file.jobs) {
-    EXPECT_EQ(job.pattern, Pattern::kRandWrite);
-    EXPECT_EQ(job.file_size, 262144ull * 4096);
-    EXPECT_EQ(job.io_size, 4u << 20);
-    EXPECT_TRUE(job.direct && job.use_threads && job.norandommap);
+  ASSERT_EQ(file.jobs.size(), 8u);
+  for (size_t i = 0; i < file.jobs.size(); ++i) {
+    const Job& job = file.jobs[i];
+    const bool read = i < 4;
+    EXPECT_EQ(job.name, read ? "read" : "write");
+    EXPECT_EQ(job.pattern, read ? Pattern::kRandRead : Pattern::kRandWrite);
+    EXPECT_EQ(job.group_id, read ? 0 : 1);
+    EXPECT_EQ(job.stonewall, i == 4);
+    EXPECT_EQ(job.file_size, 16u << 20);
+    EXPECT_EQ(job.io_size, 4u << 20);  // 16m over 4 threads
+    EXPECT_EQ(job.block_size[read ? 0 : 1].min, 4096u);
+    EXPECT_TRUE(job.direct && job.use_threads && job.norandommap && job.group_reporting);
     EXPECT_EQ(job.files, std::vector<std::string>{"pages"});
   }
 }

@@ -328,6 +328,7 @@ void Worker::sync_file(int file) {
   result_.sync.total_ios += 1;
   result_.sync.lat.add(t1 - t0);
   result_.sync.lat_hist.add(t1 - t0);
+  if (job_.sync_lat_log) result_.sync.log.add((t1 - stat_start_ns_) / 1'000'000, t1 - t0);
 }
 
 void Worker::after_write(int file) {

@@ -91,6 +91,33 @@ TEST_F(WorkerTest, SyncSequentialWriteWithFsyncEveryFour) {
   EXPECT_EQ(r.sync.lat.samples, 4u);
 }
 
+TEST_F(WorkerTest, SyncLatencyLogHasEachSyncInOrder) {
+  Job job = make_job(Engine::kSync, Pattern::kWrite, kMiB, 64 * 1024);
+  job.fsync_every = 4;
+  job.sync_lat_log = true;
+  JobResult r = run(job);
+  ASSERT_EQ(r.sync.log.count, 4u);
+  EXPECT_EQ(r.sync.log.dropped, 0u);
+  uint64_t sum_ns = 0;
+  for (uint32_t i = 0; i < r.sync.log.count; ++i) {
+    const SyncLog::Entry& entry = r.sync.log.entries[i];
+    EXPECT_GE(entry.lat_ns, r.sync.lat.min);
+    EXPECT_LE(entry.lat_ns, r.sync.lat.max);
+    if (i > 0) {
+      EXPECT_GE(entry.time_ms, r.sync.log.entries[i - 1].time_ms);
+    }
+    EXPECT_LE(entry.time_ms, r.job_runtime_ms);
+    sum_ns += entry.lat_ns;
+  }
+  EXPECT_NEAR(static_cast<double>(sum_ns) / 4, r.sync.lat.mean, 1.0);
+}
+
+TEST_F(WorkerTest, NoSyncLatencyLogUnlessAsked) {
+  Job job = make_job(Engine::kSync, Pattern::kWrite, kMiB, 64 * 1024);
+  job.fsync_every = 4;
+  EXPECT_EQ(run(job).sync.log.count, 0u);
+}
+
 TEST_F(WorkerTest, EndFsyncIsASyncSample) {
   Job job = make_job(Engine::kPsync, Pattern::kWrite, kMiB, 64 * 1024);
   job.direct = false;
