@@ -24,6 +24,10 @@ std::optional<std::string> null_if_empty(const std::string& text) {
   return text;
 }
 
+constexpr const char* kSampleColumns =
+    "id, run_id, session_id, commit_id, tree_id, build_id, config_hash, variant, host, accel, "
+    "boot_seconds, kdio_json, created_at";
+
 constexpr const char* kBuildColumns =
     "id, commit_id, tree_id, config_hash, compiler, image_sha256, outcome, seconds, log_path, "
     "log_tail, created_at";
@@ -205,11 +209,20 @@ std::vector<RunRecord> Store::runs_of_session(int64_t session_id) {
 }
 
 std::vector<SampleRecord> Store::samples_of_commit(const std::string& commit) {
-  Statement query(db_.get(),
-                  "SELECT id, run_id, session_id, commit_id, tree_id, build_id, config_hash, "
-                  "variant, host, accel, boot_seconds, kdio_json, created_at FROM samples "
-                  "WHERE commit_id = ?1 ORDER BY id");
+  Statement query(db_.get(), std::string("SELECT ") + kSampleColumns +
+                                 " FROM samples WHERE commit_id = ?1 ORDER BY id");
   query.bind(commit);
+  return read_samples(query);
+}
+
+std::vector<SampleRecord> Store::samples_of_run(int64_t run_id) {
+  Statement query(db_.get(), std::string("SELECT ") + kSampleColumns +
+                                 " FROM samples WHERE run_id = ?1 ORDER BY id");
+  query.bind(run_id);
+  return read_samples(query);
+}
+
+std::vector<SampleRecord> Store::read_samples(Statement& query) {
   Statement metrics(db_.get(), "SELECT metric, value FROM sample_metrics WHERE sample_id = ?1");
   std::vector<SampleRecord> samples;
   while (query.step()) {

@@ -36,8 +36,9 @@ class Store {
   // One sample of an existing run with its metrics, in one transaction.
   int64_t insert_sample(const SampleRecord& sample);
   std::vector<RunRecord> runs_of_commit(const std::string& commit);
-  std::vector<RunRecord> runs_of_session(int64_t session_id);  // oldest first
-  std::vector<SampleRecord> samples_of_commit(const std::string& commit);
+  std::vector<RunRecord> runs_of_session(int64_t session_id);              // oldest first
+  std::vector<SampleRecord> samples_of_commit(const std::string& commit);  // oldest first
+  std::vector<SampleRecord> samples_of_run(int64_t run_id);                // oldest first
   // Every sample of a session that has metrics, with them, oldest first.
   std::vector<SampleMetrics> sample_metrics_of_session(int64_t session_id);
   // The values of one metric (a metric_key()) of the matching samples, oldest first.
@@ -79,6 +80,7 @@ class Store {
 
  private:
   int64_t insert_sample_row(const SampleRecord& sample);
+  std::vector<SampleRecord> read_samples(Statement& query);  // rows of kSampleColumns
 
   std::filesystem::path path_;
   Database db_;

@@ -208,6 +208,11 @@ TEST_F(StoreTest, RunsAndSamplesAreReadBackByCommitTreeImageAndSession) {
   EXPECT_EQ(read_back[0].metrics, samples[0].metrics);
   EXPECT_EQ(read_back[1].session_id, session_id);
   EXPECT_EQ(read_back[0].kdio_json, samples[0].kdio_json);
+  auto of_run = store.samples_of_run(run_id);
+  ASSERT_EQ(of_run.size(), 2u);
+  EXPECT_EQ(of_run[1].id, read_back[1].id);
+  EXPECT_EQ(of_run[1].metrics, samples[1].metrics);
+  EXPECT_TRUE(store.samples_of_run(run_id + 1000).empty());
   auto runs = store.runs_of_commit("c1");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].build_id, build_id);
