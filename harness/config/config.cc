@@ -272,8 +272,9 @@ class Parser {
   void vm(const Field& field, VmSpec& vm) const;
   void device(const Field& field, DeviceSpec& device) const;
   void filesystem(const Field& field, FilesystemSpec& filesystem) const;
-  void workload(const Field& field, WorkloadSpec& workload) const;
-  std::vector<Variant> variants(const Field& field) const;
+  void workload(const Field& field, WorkloadSpec& workload, const FilesystemSpec& filesystem) const;
+  std::vector<Variant> variants(const Field& field, const FilesystemSpec& filesystem) const;
+  FilesystemKind filesystem_kind(const Field& field) const;
   std::vector<Variant> matrix(const Field& field) const;
   std::vector<MetricSpec> metrics(const Field& field) const;
   void metric_name(const Field& field) const;
@@ -290,7 +291,7 @@ Scenario Parser::parse(const YAML::Node& root) {
   Field top{root, ""};
   if (!root.IsMap()) error(root, "", "expected a map of keys; see configs/example.yaml");
   check_map(top, {"name", "kernel", "build", "vm", "device", "filesystem", "workload", "metrics",
-                  "bisect", "samples", "database", "workdir", "sim", "nightly"});
+                  "bisect", "samples", "database", "workdir", "sim", "nightly", "table"});
   Scenario scenario;
   scenario.source_file = file_;
   Field name = require(top, "name");
@@ -304,7 +305,7 @@ Scenario Parser::parse(const YAML::Node& root) {
   if (auto field = get(top, "device")) device(*field, scenario.device);
   if (auto field = get(top, "filesystem")) filesystem(*field, scenario.filesystem);
   if (auto field = get(top, "workload")) {
-    workload(*field, scenario.workload);
+    workload(*field, scenario.workload, scenario.filesystem);
   }
   if (scenario.workload.job_files.empty() && scenario.vm.runner != RunnerKind::kSim) {
     Field at = get(top, "workload").value_or(top);
@@ -317,6 +318,13 @@ Scenario Parser::parse(const YAML::Node& root) {
     scenario.samples = static_cast<int>(integer(*field, 1, 1000));
   if (auto field = get(top, "sim")) sim(*field, scenario.sim);
   if (auto field = get(top, "nightly")) scenario.nightly = nightly(*field, scenario.workload);
+  if (auto field = get(top, "table")) {
+    scenario.table = choice<ReportTable>(*field, {{"none", ReportTable::kNone},
+                                                  {"fio-groups", ReportTable::kFioGroups},
+                                                  {"rw-summary", ReportTable::kRwSummary},
+                                                  {"sync-log", ReportTable::kSyncLog},
+                                                  {"elapsed", ReportTable::kElapsed}});
+  }
 
   // Defaults are relative to the current directory (where kbisect runs), explicit values
   // to the config file's directory.
@@ -412,10 +420,7 @@ void Parser::device(const Field& field, DeviceSpec& device) const {
 
 void Parser::filesystem(const Field& field, FilesystemSpec& filesystem) const {
   check_map(field, {"type", "mkfs_options", "mount_options"});
-  if (auto type = get(field, "type")) {
-    filesystem.kind = choice<FilesystemKind>(
-        *type, {{"ext4", FilesystemKind::kExt4}, {"xfs", FilesystemKind::kXfs}});
-  }
+  if (auto type = get(field, "type")) filesystem.kind = filesystem_kind(*type);
   if (auto options = get(field, "mkfs_options")) {
     for (const Field& item : sequence(*options))
       filesystem.mkfs_options.push_back(nonempty_string(item));
@@ -423,13 +428,14 @@ void Parser::filesystem(const Field& field, FilesystemSpec& filesystem) const {
   if (auto options = get(field, "mount_options")) filesystem.mount_options = string(*options);
 }
 
-void Parser::workload(const Field& field, WorkloadSpec& workload) const {
+void Parser::workload(const Field& field, WorkloadSpec& workload,
+                      const FilesystemSpec& filesystem) const {
   check_map(field, {"jobs", "vars", "variants", "matrix"});
   if (auto jobs = get(field, "jobs")) {
     for (const Field& item : sequence(*jobs)) workload.job_files.push_back(existing_file(item));
   }
   if (auto vars_field = get(field, "vars")) workload.vars = vars(*vars_field);
-  if (auto list = get(field, "variants")) workload.variants = variants(*list);
+  if (auto list = get(field, "variants")) workload.variants = variants(*list, filesystem);
   auto sweep = get(field, "matrix");
   if (!sweep) return;
   std::vector<Variant> cells = matrix(*sweep);
@@ -450,11 +456,11 @@ void Parser::workload(const Field& field, WorkloadSpec& workload) const {
   workload.variants = std::move(crossed);
 }
 
-std::vector<Variant> Parser::variants(const Field& field) const {
+std::vector<Variant> Parser::variants(const Field& field, const FilesystemSpec& filesystem) const {
   std::vector<Variant> out;
   std::set<std::string> names;
   for (const Field& item : sequence(field)) {
-    check_map(item, {"name", "vars", "mount_options"});
+    check_map(item, {"name", "vars", "mount_options", "filesystem"});
     Variant variant;
     Field name = require(item, "name");
     variant.name = nonempty_string(name);
@@ -466,11 +472,24 @@ std::vector<Variant> Parser::variants(const Field& field) const {
     }
     if (auto vars_field = get(item, "vars")) variant.vars = vars(*vars_field);
     if (auto options = get(item, "mount_options")) variant.mount_options = string(*options);
+    if (auto type = get(item, "filesystem")) {
+      variant.filesystem = filesystem_kind(*type);
+      if (*variant.filesystem != filesystem.kind && !filesystem.mkfs_options.empty()) {
+        error(type->node, type->key,
+              "filesystem.mkfs_options are for filesystem.type; a variant with another "
+              "filesystem cannot use them (remove mkfs_options or this variant's filesystem)");
+      }
+    }
     out.push_back(std::move(variant));
   }
   if (out.empty())
     error(field.node, field.key, "empty list; leave the key out for one default variant");
   return out;
+}
+
+FilesystemKind Parser::filesystem_kind(const Field& field) const {
+  return choice<FilesystemKind>(field,
+                                {{"ext4", FilesystemKind::kExt4}, {"xfs", FilesystemKind::kXfs}});
 }
 
 std::vector<Variant> Parser::matrix(const Field& field) const {

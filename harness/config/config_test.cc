@@ -287,6 +287,23 @@ metrics: [{name: read.iops}]
   EXPECT_EQ(s.workload.variants[3].mount_options, "dioread_nolock");
 }
 
+TEST_F(ConfigTest, VariantsMayChangeTheFilesystem) {
+  Scenario s = load(R"(name: m
+kernel: {repo: linux}
+filesystem: {type: ext4}
+workload:
+  jobs: [job.fio]
+  variants: [{name: ext4}, {name: xfs, filesystem: xfs}]
+metrics: [{name: sync.lat_ns.mean}]
+table: sync-log
+)");
+  ASSERT_EQ(s.workload.variants.size(), 2u);
+  EXPECT_EQ(s.workload.variants[0].filesystem, std::nullopt);
+  EXPECT_EQ(s.workload.variants[1].filesystem, FilesystemKind::kXfs);
+  EXPECT_EQ(s.table, ReportTable::kSyncLog);
+  EXPECT_EQ(load(kMinimal).table, ReportTable::kNone);
+}
+
 TEST_F(ConfigTest, ExampleConfigLoadsAndDocumentsTheDefaults) {
   // The example refers to files of the repository relative to configs/: mirror them.
   fs::path example = fs::path(KBISECT_SOURCE_DIR) / "configs/example.yaml";
@@ -442,6 +459,16 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
       {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n  matrix: {BS: 4k}\n" +
            metrics,
        "5:16: workload.matrix.BS: expected a list"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
+       "  variants: [{name: a, filesystem: btrfs}]\n" +
+           metrics,
+       "5:36: workload.variants[0].filesystem: 'btrfs' is not one of: ext4, xfs"},
+      {"name: demo\nkernel: {repo: linux}\nfilesystem: {mkfs_options: [-b, '4096']}\n"
+       "workload:\n  jobs: [job.fio]\n  variants: [{name: a, filesystem: xfs}]\n" +
+           metrics,
+       "6:36: workload.variants[0].filesystem: filesystem.mkfs_options are for filesystem.type"},
+      {head + metrics + "table: pie\n",
+       "5:8: table: 'pie' is not one of: none, fio-groups, rw-summary, sync-log, elapsed"},
       {head + metrics + "sim: {noise: {dist: normal, p2: 0.3}}\n",
        "5:33: sim.noise.p2: only for dist: bimodal"},
       {head + metrics + "sim: {noise: {dist: gamma}}\n",

@@ -62,6 +62,7 @@ struct Variant {
   std::string name;
   std::map<std::string, std::string> vars;   // ${VAR} values for the job files
   std::optional<std::string> mount_options;  // replaces FilesystemSpec::mount_options
+  std::optional<FilesystemKind> filesystem;  // replaces FilesystemSpec::kind
 };
 
 struct WorkloadSpec {
@@ -122,6 +123,16 @@ struct NightlySpec {
   int fetch_timeout_seconds = 1800;
 };
 
+// The table `run`, `compare` and `revert-check` print after their summary, from the kdio
+// samples they stored (harness/tables/): the layout of the report a scenario reproduces.
+enum class ReportTable {
+  kNone,
+  kFioGroups,  // per reporting group and direction: fio's io, bw, iops, runt, slat/clat/lat
+  kRwSummary,  // per variant and side: READ and WRITE bandwidth, IOPS, mean latency
+  kSyncLog,    // per side: each job's fsync times, iteration by iteration
+  kElapsed,    // per variant and side: elapsed seconds of each reporting group
+};
+
 struct Scenario {
   std::filesystem::path source_file;  // the YAML file this came from
   std::string name;
@@ -135,6 +146,7 @@ struct Scenario {
   BisectSpec bisect;
   SimSpec sim;  // used when vm.runner is kSim
   std::optional<NightlySpec> nightly;
+  ReportTable table = ReportTable::kNone;
   int samples = 3;                 // samples per commit for `kbisect run`
   std::filesystem::path database;  // default results/kbisect.db
   std::filesystem::path workdir;   // default .cache/kbisect (relative to the current directory)

@@ -20,6 +20,7 @@ std::string file_identity(const std::filesystem::path& file) {
 nlohmann::json variant_json(const Variant& variant) {
   nlohmann::json out = {{"name", variant.name}, {"vars", variant.vars}};
   if (variant.mount_options) out["mount_options"] = *variant.mount_options;
+  if (variant.filesystem) out["filesystem"] = static_cast<int>(*variant.filesystem);
   return out;
 }
 

@@ -67,8 +67,16 @@ TEST_F(ScenarioHashTest, ChangesWithWhatChangesMeasurements) {
   EXPECT_TRUE(differs([](Scenario& s) { s.filesystem.mount_options = "noatime"; }));
   EXPECT_TRUE(differs([](Scenario& s) { s.device.size_bytes = 1; }));
   EXPECT_TRUE(differs([](Scenario& s) { s.workload.vars["X"] = "1"; }));
-  EXPECT_TRUE(differs([](Scenario& s) { s.workload.variants.push_back(Variant{"v", {}, "ro"}); }));
+  Variant read_only;
+  read_only.name = "v";
+  read_only.mount_options = "ro";
+  EXPECT_TRUE(differs([&](Scenario& s) { s.workload.variants.push_back(read_only); }));
   EXPECT_TRUE(differs([](Scenario& s) { s.vm.runner = RunnerKind::kSim; }));
+  Variant xfs;
+  xfs.name = "v";
+  xfs.filesystem = FilesystemKind::kXfs;
+  EXPECT_TRUE(differs([&](Scenario& s) { s.workload.variants.push_back(xfs); }));
+  EXPECT_FALSE(differs([](Scenario& s) { s.table = ReportTable::kSyncLog; }));
   Scenario edited = scenario_;
   std::ofstream(dir_ / "job.fio") << "[a]\nrw=write\n";
   EXPECT_NE(scenario_hash(edited), hash);

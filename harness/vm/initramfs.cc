@@ -143,6 +143,7 @@ GuestRun guest_run_for(const Scenario& scenario, const Variant* variant) {
   if (variant != nullptr) {
     for (const auto& [name, value] : variant->vars) run.vars[name] = value;
     if (variant->mount_options) run.mount_options = *variant->mount_options;
+    if (variant->filesystem) run.filesystem = *variant->filesystem;
   }
   return run;
 }

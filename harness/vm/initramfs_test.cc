@@ -98,12 +98,19 @@ TEST(RunEnv, VariantOverridesScenario) {
   Scenario scenario;
   scenario.filesystem.mount_options = "noatime";
   scenario.workload.vars = {{"A", "1"}, {"B", "2"}};
-  Variant variant{"v", {{"B", "3"}}, "dioread_nolock"};
+  Variant variant;
+  variant.name = "v";
+  variant.vars = {{"B", "3"}};
+  variant.mount_options = "dioread_nolock";
   GuestRun run = guest_run_for(scenario, &variant);
   EXPECT_EQ(run.vars.at("A"), "1");
   EXPECT_EQ(run.vars.at("B"), "3");
   EXPECT_EQ(run.mount_options, "dioread_nolock");
   EXPECT_EQ(guest_run_for(scenario, nullptr).mount_options, "noatime");
+  EXPECT_EQ(run.filesystem, FilesystemKind::kExt4);
+  variant.filesystem = FilesystemKind::kXfs;
+  EXPECT_EQ(guest_run_for(scenario, &variant).filesystem, FilesystemKind::kXfs);
+  EXPECT_NE(run_env(guest_run_for(scenario, &variant)).find("KBISECT_FS=xfs\n"), std::string::npos);
 }
 
 TEST(Initramfs, BaseImageIsCachedAndHoldsToolsWithTheirLibraries) {
