@@ -1,0 +1,70 @@
+#include "tables/sync_log_table.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "tables/test_samples.h"
+
+namespace kbisect {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A job with a sync.lat_log of (end ms, latency ms) pairs.
+nlohmann::json fsyncer(const std::string& name, std::vector<std::pair<int, double>> log) {
+  nlohmann::json job = job_json(name, 0, {{"sync_lat_log", "1"}}, nullptr, nullptr);
+  job["sync"]["lat_log"] = nlohmann::json::array();
+  for (const auto& [ended_ms, latency_ms] : log) {
+    job["sync"]["lat_log"].push_back(
+        {{"time_ms", ended_ms}, {"lat_ns", static_cast<uint64_t>(latency_ms * 1e6)}});
+  }
+  job["sync"]["lat_log_dropped"] = 0;
+  return job;
+}
+
+TEST(SyncLogTable, EachJobsFsyncTimesSideBySide) {
+  StoredSamples stored;
+  nlohmann::json ext4 =
+      kdio_json({fsyncer("throttled", {{1005, 1005.1}, {2010, 1004.9}, {2026, 15.4}}),
+                 fsyncer("unthrottled", {{1007, 1006.7}, {2015, 1007.5}})});
+  std::vector<SampleSet> sets = {stored.set("v6.1@ext4", "ext4", {ext4})};
+  EXPECT_EQ(sync_log_table(sets),
+            "fsync time (s) of each iteration, per job; end: when its last fsync ended\n"
+            "=== v6.1@ext4 ===\n"
+            "    #   throttled              unthrottled\n"
+            "    1   fsync time: 1.0051     fsync time: 1.0067\n"
+            "    2   fsync time: 1.0049     fsync time: 1.0075\n"
+            "    3   fsync time: 0.0154\n"
+            "  end   at 2.026 s             at 2.015 s\n"
+            "\n");
+}
+
+TEST(SyncLogTable, MedianOfEachIterationOverSamples) {
+  StoredSamples stored;
+  std::vector<SampleSet> sets = {stored.set(
+      "v6.1@xfs", "xfs",
+      {kdio_json({fsyncer("a", {{100, 20}, {200, 30}})}), kdio_json({fsyncer("a", {{100, 40}})}),
+       kdio_json({fsyncer("a", {{100, 60}, {300, 50}})})})};
+  std::string table = sync_log_table(sets);
+  EXPECT_THAT(table, HasSubstr("=== v6.1@xfs (median of 3 samples) ===\n"));
+  EXPECT_THAT(table, HasSubstr("    1   fsync time: 0.0400\n"));
+  EXPECT_THAT(table, HasSubstr("    2   fsync time: 0.0400\n"));  // of the two that have one
+  EXPECT_THAT(table, HasSubstr("  end   at 0.200 s\n"));          // of 200, 100 and 300 ms
+}
+
+TEST(SyncLogTable, WithoutALatencyLogSaysWhatToAdd) {
+  StoredSamples stored;
+  std::vector<SampleSet> sets = {
+      stored.set("x", "", {kdio_json({job_json("plain", 0, {}, nullptr, nullptr)})})};
+  try {
+    sync_log_table(sets);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("job 'plain' of kdio's output has no sync.lat_log"));
+    EXPECT_THAT(e.what(), HasSubstr("add sync_lat_log=1 to the job file"));
+  }
+}
+
+}  // namespace
+}  // namespace kbisect
