@@ -12,6 +12,7 @@
 
 #include "build/build_cache.h"
 #include "build/build_log.h"
+#include "build/config_cache.h"
 #include "build/configure.h"
 #include "common/error.h"
 #include "common/process.h"
@@ -146,12 +147,50 @@ fs::path default_guest_config() {
   return fs::path(KBISECT_SOURCE_DIR) / "vmimages/kconfig/guest.config";
 }
 
+namespace {
+
+std::string first_line_of(const std::vector<std::string>& argv) {
+  std::string output = run_checked(argv);
+  return output.substr(0, output.find('\n'));
+}
+
+}  // namespace
+
 const std::string& Builder::compiler_version() {
-  if (compiler_.empty()) {
-    std::string output = run_checked({"gcc", "--version"});
-    compiler_ = output.substr(0, output.find('\n'));
-  }
+  if (compiler_.empty()) compiler_ = first_line_of({"gcc", "--version"});
   return compiler_;
+}
+
+const std::string& Builder::toolchain() {
+  if (toolchain_.empty()) {
+    toolchain_ = compiler_version() + "\n" + first_line_of({"as", "--version"}) + "\n" +
+                 first_line_of({"ld", "--version"});
+    // Kconfig records pahole's version (CONFIG_PAHOLE_VERSION) when it is installed.
+    if (!boost::process::search_path("pahole").empty()) {
+      toolchain_ += "\n" + first_line_of({"pahole", "--version"});
+    }
+  }
+  return toolchain_;
+}
+
+ConfigResult Builder::configure(const ConfigRequest& request, const std::string& tree_id,
+                                const fs::path& cache_root) {
+  ConfigInputs inputs{
+      tree_id,    request.base, request.fragments, request.guest_config, request.make_variables,
+      toolchain()};
+  const std::string key = inputs.key();
+  ConfigCache cache(cache_root / "kconfig");
+  if (std::optional<fs::path> cached = cache.find(key)) {
+    ConfigResult result;
+    result.ok = true;
+    result.config = request.config_dir / ".config";
+    fs::create_directories(request.config_dir);
+    write_file(result.config, read_file(*cached));
+    return result;
+  }
+  ConfigResult result = configure_kernel(request);
+  if (result.ok) cache.store(key, result.config);
+  return result;
 }
 
 BuildResult Builder::build(const BuildRequest& request) {
@@ -175,7 +214,7 @@ BuildResult Builder::build(const BuildRequest& request) {
   config_request.environment = make_environment(request.build);
   config_request.timeout = timeout;
   const auto config_start = Clock::now();
-  ConfigResult config = configure_kernel(config_request);
+  ConfigResult config = configure(config_request, request.tree_id, cache.root());
   result.config_seconds = seconds_since(config_start);
   result.warnings = config.warnings;
   if (!config.ok) {

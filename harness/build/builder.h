@@ -1,7 +1,8 @@
 // Builder: (source tree, scenario) -> kernel image, or a classified failure.
 // The tree is built out of tree in a persistent object directory per scenario, so nearby
 // commits rebuild incrementally; finished images live in a content-addressed cache
-// (build_cache.h) keyed by tree id, final .config and compiler, so a hit skips the build.
+// (build_cache.h) keyed by tree id, final .config and compiler, so a hit skips the build; the
+// final .config is kept by its inputs (config_cache.h), so a hit skips Kconfig too.
 #pragma once
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "build/configure.h"
 #include "config/scenario.h"
 
 namespace kbisect {
@@ -65,8 +67,14 @@ class Builder {
 
  private:
   const std::string& compiler_version();
+  // gcc, as and ld (and pahole where installed): what Kconfig's probes depend on.
+  const std::string& toolchain();
+  // configure_kernel, or its earlier result for the same inputs (build/config_cache.h).
+  ConfigResult configure(const ConfigRequest& request, const std::string& tree_id,
+                         const std::filesystem::path& cache_root);
 
   std::string compiler_;
+  std::string toolchain_;
 };
 
 // vmimages/kconfig/guest.config of the kbisect checkout this binary was built from.

@@ -26,6 +26,7 @@ using ::testing::HasSubstr;
 // bzImage is made of the source and the .config, and fails on a "syntax error" in code.c.
 constexpr const char* kMakefile = R"(
 tinyconfig:
+	echo tinyconfig >> $(CURDIR)/../kconfig-runs
 	mkdir -p $(O)
 	printf 'CONFIG_BASE=y\n# CONFIG_A is not set\n' > $(O)/.config
 olddefconfig:
@@ -102,6 +103,9 @@ TEST_F(BuilderTest, BuildsThenHitsTheCache) {
   EXPECT_EQ(second.image, first.image);
   EXPECT_EQ(second.image_sha256, first.image_sha256);
   EXPECT_EQ(second.build_seconds, 0);
+  // Kconfig ran once: the second build took the final .config from the cache.
+  EXPECT_EQ(read_file(root_ / "kconfig-runs"), "tinyconfig\n");
+  EXPECT_EQ(read_file(second.config), read_file(first.config));
 
   // Another tree with the same content is another cache key but the same image; progress
   // now knows how many units to expect.
@@ -112,6 +116,7 @@ TEST_F(BuilderTest, BuildsThenHitsTheCache) {
   EXPECT_FALSE(third.cache_hit);
   EXPECT_NE(third.cache_key, first.cache_key);
   EXPECT_EQ(third.image_sha256, first.image_sha256);
+  EXPECT_EQ(read_file(root_ / "kconfig-runs"), "tinyconfig\ntinyconfig\n") << "a new tree";
   ASSERT_EQ(progress.size(), 2u);
   EXPECT_EQ(progress[0].expected, 2);
   EXPECT_EQ(progress[0].percent(), 50);
@@ -149,6 +154,9 @@ TEST_F(BuilderTest, BrokenKconfigIsBuildFailed) {
   BuildResult result = builder_.build(request_);
   EXPECT_EQ(result.outcome, BuildOutcome::kBuildFailed);
   EXPECT_THAT(result.log_tail, HasSubstr("Kconfig:1: error: syntax"));
+  // A failed Kconfig run is not kept: the next build runs it again.
+  EXPECT_EQ(builder_.build(request_).outcome, BuildOutcome::kBuildFailed);
+  EXPECT_EQ(read_file(root_ / "kconfig-runs"), "tinyconfig\ntinyconfig\n");
 }
 
 TEST_F(BuilderTest, RequiredOptionThatDoesNotHoldIsAnError) {

@@ -1,0 +1,85 @@
+#include "build/config_cache.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ConfigCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/kbisect-config-cache-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    root_ = pattern;
+    write(root_ / "fragment.config", "CONFIG_A=y\n");
+    write(root_ / "guest.config", "CONFIG_B=y\n");
+    inputs_ = {"tree1",
+               "tinyconfig",
+               {root_ / "fragment.config"},
+               root_ / "guest.config",
+               {"CC=ccache gcc"},
+               "gcc 12\nas 2.40\nld 2.40"};
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  static void write(const fs::path& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  }
+
+  fs::path root_;
+  ConfigInputs inputs_;
+};
+
+TEST_F(ConfigCacheTest, EveryInputIsPartOfTheKey) {
+  const std::string key = inputs_.key();
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(ConfigInputs(inputs_).key(), key);
+  auto differs = [&](auto change) {
+    ConfigInputs other = inputs_;
+    change(other);
+    return other.key() != key;
+  };
+  EXPECT_TRUE(differs([](ConfigInputs& i) { i.tree_id = "tree2"; }));
+  EXPECT_TRUE(differs([](ConfigInputs& i) { i.base = "defconfig"; }));
+  EXPECT_TRUE(differs([](ConfigInputs& i) { i.fragments.clear(); }));
+  EXPECT_TRUE(differs([](ConfigInputs& i) { i.make_variables.push_back("LOCALVERSION="); }));
+  EXPECT_TRUE(differs([](ConfigInputs& i) { i.toolchain = "gcc 13\nas 2.40\nld 2.40"; }));
+  // Files count by content, not by name.
+  write(root_ / "guest.config", "CONFIG_B=n\n");
+  EXPECT_NE(inputs_.key(), key);
+  write(root_ / "guest.config", "CONFIG_B=y\n");
+  fs::copy_file(root_ / "fragment.config", root_ / "copy.config");
+  EXPECT_FALSE(differs([&](ConfigInputs& i) { i.fragments = {root_ / "copy.config"}; }));
+  write(root_ / "base.config", "CONFIG_C=y\n");
+  EXPECT_TRUE(differs([&](ConfigInputs& i) { i.base = (root_ / "base.config").string(); }));
+  EXPECT_THROW(differs([&](ConfigInputs& i) { i.fragments = {root_ / "absent.config"}; }), Error);
+}
+
+TEST_F(ConfigCacheTest, StoresAndFindsWholeFiles) {
+  ConfigCache cache(root_ / "cache/kconfig");
+  EXPECT_EQ(cache.find("k1"), std::nullopt);
+  write(root_ / "final.config", "CONFIG_A=y\nCONFIG_B=y\n");
+  cache.store("k1", root_ / "final.config");
+  auto found = cache.find("k1");
+  ASSERT_TRUE(found.has_value());
+  std::ifstream in(*found);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "CONFIG_A=y\nCONFIG_B=y\n");
+  EXPECT_EQ(cache.find("k2"), std::nullopt);
+  int files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(root_ / "cache/kconfig"))
+    ++files;
+  EXPECT_EQ(files, 1) << "no temporary file left";
+}
+
+}  // namespace
+}  // namespace kbisect
