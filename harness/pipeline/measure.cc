@@ -163,15 +163,4 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   return measured;
 }
 
-const Variant* find_variant(const Scenario& scenario, const std::string& name) {
-  if (name.empty()) return nullptr;
-  std::string known;
-  for (const auto& variant : scenario.workload.variants) {
-    if (variant.name == name) return &variant;
-    known += (known.empty() ? "" : ", ") + variant.name;
-  }
-  fail("{} has no variant '{}'; its variants: {}", scenario.source_file.string(), name,
-       known.empty() ? "none" : known);
-}
-
 }  // namespace kbisect

@@ -12,6 +12,7 @@
 #include "build/builder.h"
 #include "common/events.h"
 #include "config/scenario.h"
+#include "config/variant_selection.h"  // find_variant, select_variants
 #include "git/repository.h"
 #include "store/store.h"
 #include "vm/runner.h"
@@ -83,9 +84,5 @@ class CommitMeasurer {
   std::map<std::string, KernelImage> kernels_;
   PhaseTimings timings_;
 };
-
-// The variant called `name` in the scenario; "" is the default variant (nullptr). Throws
-// Error naming the variants that exist.
-const Variant* find_variant(const Scenario& scenario, const std::string& name);
 
 }  // namespace kbisect
