@@ -10,6 +10,7 @@
 #include "common/interrupt.h"
 #include "config/scenario_hash.h"
 #include "store/metrics.h"
+#include "tables/table.h"
 
 namespace kbisect {
 namespace {
@@ -21,6 +22,16 @@ struct MetricComparison {
   double p_value = 1;
   bool significant = false;
 };
+
+// One pair's measurements: the comparison per metric and the runs of each side.
+struct PairResult {
+  std::vector<MetricComparison> rows;
+  std::vector<int64_t> a_runs, b_runs;
+};
+
+std::string variant_name(const Variant* variant) {
+  return variant ? variant->name : "";
+}
 
 std::string percent_stddev(const std::vector<double>& values) {
   if (values.size() < 2 || mean(values) == 0) return "-";
@@ -43,51 +54,53 @@ void print_table(const std::vector<MetricComparison>& rows, const AbSide& a, con
              b.commit.substr(0, 12));
 }
 
-}  // namespace
-
-int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind kind,
-                  const AbSide& a, const AbSide& b, int samples) {
-  const Scenario& scenario = context.scenario;
+SessionRecord session_of(const Scenario& scenario, SessionKind kind,
+                         const std::vector<AbPair>& pairs, int samples) {
+  const AbPair& first = pairs.front();
   SessionRecord session;
   session.kind = kind;
   session.scenario = scenario.name;
   session.config_path = std::filesystem::absolute(scenario.source_file).string();
   session.config_hash = scenario_hash(scenario);
-  session.good_refs = {a.label};
-  session.good_commits = {a.commit};
-  session.bad_ref = b.label;
-  session.bad_commit = b.commit;
-  session.options_json = nlohmann::json{
-      {"a_variant", a.variant ? a.variant->name : ""},
-      {"b_variant", b.variant ? b.variant->name : ""},
-      {"samples", samples}}.dump();
-  session.id = context.store.create_session(session);
-
-  std::vector<MetricComparison> rows;
-  for (const auto& metric : scenario.metrics) rows.push_back({metric_key(metric), {}, {}});
-  bool all_ok = true;
-  for (int i = 0; i < samples; ++i) {
-    for (const AbSide* side : {&a, &b}) {
-      throw_if_interrupted();
-      MeasuredRun run = measurer.measure(side->commit, side->variant, session.id);
-      context.events.emit("sample", {{"side", side->label},
-                                     {"outcome", outcome_name(run.outcome)},
-                                     {"metrics", run.metrics}});
-      if (run.outcome != Outcome::kOk) {
-        all_ok = false;
-        context.events.note("warning", fmt::format("{}: {} ({})", side->label,
-                                                   outcome_name(run.outcome), run.detail));
-        continue;
-      }
-      for (auto& row : rows) {
-        (side == &a ? row.a : row.b).push_back(run.metrics.at(row.metric));
-      }
-    }
+  session.good_refs = {first.a.label};
+  session.good_commits = {first.a.commit};
+  session.bad_ref = first.b.label;
+  session.bad_commit = first.b.commit;
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& pair : pairs) {
+    variants.push_back({variant_name(pair.a.variant), variant_name(pair.b.variant)});
   }
+  session.options_json = nlohmann::json{
+      {"a_variant", variant_name(first.a.variant)},
+      {"b_variant", variant_name(first.b.variant)},
+      {"variants", variants},
+      {"samples", samples}}.dump();
+  return session;
+}
 
+// Measures one side once; returns whether the sample was ok.
+bool measure_side(CommandContext& context, CommitMeasurer& measurer, const AbSide& side,
+                  int64_t session_id, std::vector<MetricComparison>& rows, bool is_a,
+                  std::vector<int64_t>& run_ids) {
+  throw_if_interrupted();
+  MeasuredRun run = measurer.measure(side.commit, side.variant, session_id);
+  run_ids.push_back(run.run_id);
+  context.events.emit("sample", {{"side", side.label},
+                                 {"variant", variant_name(side.variant)},
+                                 {"outcome", outcome_name(run.outcome)},
+                                 {"metrics", run.metrics}});
+  if (run.outcome != Outcome::kOk) {
+    context.events.note(
+        "warning", fmt::format("{}: {} ({})", side.label, outcome_name(run.outcome), run.detail));
+    return false;
+  }
+  for (auto& row : rows) (is_a ? row.a : row.b).push_back(run.metrics.at(row.metric));
+  return true;
+}
+
+nlohmann::json judge(const Scenario& scenario, std::vector<MetricComparison>& rows) {
   nlohmann::json result = nlohmann::json::array();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    auto& row = rows[i];
+  for (auto& row : rows) {
     if (row.a.empty() || row.b.empty()) continue;
     row.change = relative_change(row.a, row.b);
     row.p_value = mann_whitney_u(row.a, row.b).p_value;
@@ -102,13 +115,67 @@ int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind
                       {"a", row.a},
                       {"b", row.b}});
   }
-  context.store.finish_session(session.id, SessionStatus::kDone,
-                               nlohmann::json{{"metrics", result}}.dump());
+  return result;
+}
+
+// The scenario's table over both sides of every pair, read back from the database.
+std::string scenario_table(CommandContext& context, const std::vector<AbPair>& pairs,
+                           const std::vector<PairResult>& results) {
+  std::vector<SampleSet> sets;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    sets.push_back(load_sample_set(context.store, pairs[i].a.label,
+                                   variant_name(pairs[i].a.variant), results[i].a_runs));
+    sets.push_back(load_sample_set(context.store, pairs[i].b.label,
+                                   variant_name(pairs[i].b.variant), results[i].b_runs));
+  }
+  return render_table(context.scenario.table, sets);
+}
+
+}  // namespace
+
+int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind kind,
+                  const std::vector<AbPair>& pairs, int samples) {
+  const Scenario& scenario = context.scenario;
+  SessionRecord session = session_of(scenario, kind, pairs, samples);
+  session.id = context.store.create_session(session);
+
+  std::vector<PairResult> results(pairs.size());
+  for (auto& result : results) {
+    for (const auto& metric : scenario.metrics) result.rows.push_back({metric_key(metric), {}, {}});
+  }
+  bool all_ok = true;
+  for (int i = 0; i < samples; ++i) {
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      PairResult& result = results[p];
+      all_ok &=
+          measure_side(context, measurer, pairs[p].a, session.id, result.rows, true, result.a_runs);
+      all_ok &= measure_side(context, measurer, pairs[p].b, session.id, result.rows, false,
+                             result.b_runs);
+    }
+  }
+
+  nlohmann::json judged = nlohmann::json::array();
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    judged.push_back({{"a_variant", variant_name(pairs[p].a.variant)},
+                      {"b_variant", variant_name(pairs[p].b.variant)},
+                      {"metrics", judge(scenario, results[p].rows)}});
+  }
+  // One pair keeps the result of a plain comparison: {"metrics": [...]}.
+  nlohmann::json result = pairs.size() == 1 ? nlohmann::json{{"metrics", judged[0]["metrics"]}}
+                                            : nlohmann::json{{"pairs", judged}};
+  context.store.finish_session(session.id, SessionStatus::kDone, result.dump());
+  std::string table = scenario_table(context, pairs, results);
   if (context.events.mode() == Events::Mode::kJsonLines) {
-    fmt::print("{}\n", nlohmann::json{{"session", session.id}, {"metrics", result}}.dump());
+    result["session"] = session.id;
+    if (!table.empty()) result["table"] = table;
+    fmt::print("{}\n", result.dump());
   } else {
     fmt::print("session {}\n", session.id);
-    print_table(rows, a, b);
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      if (pairs.size() > 1) fmt::print("variant {}:\n", variant_name(pairs[p].a.variant));
+      print_table(results[p].rows, pairs[p].a, pairs[p].b);
+    }
+    if (!table.empty()) fmt::print("\n{}", table);
   }
   return all_ok ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 // kbisect compare -c CONFIG --a REF[@VARIANT] --b REF[@VARIANT] [--samples N]
-// kbisect revert-check -c CONFIG --base REF --revert SHA[,SHA...] [--samples N]
+// kbisect revert-check -c CONFIG --base REF --revert SHA[,SHA...] [--variant V]... [--samples N]
 #include "cli/ab_compare.h"
 #include "cli/commands.h"
 #include "git/revert.h"
@@ -12,7 +12,7 @@ struct CompareOptions {
   std::string a, b;  // compare: REF[@VARIANT]
   std::string base;  // revert-check
   std::vector<std::string> reverts;
-  std::string variant;  // revert-check: one variant for both sides
+  std::vector<std::string> variants;  // revert-check: each measured on both sides
   int samples = 0;
 };
 
@@ -34,7 +34,7 @@ int compare(const GlobalOptions& globals, const CompareOptions& options) {
   AbSide a = side_of(options.a, context.scenario, measurer.repository());
   AbSide b = side_of(options.b, context.scenario, measurer.repository());
   int samples = options.samples > 0 ? options.samples : context.scenario.samples;
-  return compare_sides(context, measurer, SessionKind::kCompare, a, b, samples);
+  return compare_sides(context, measurer, SessionKind::kCompare, {{a, b}}, samples);
 }
 
 int revert_check(const GlobalOptions& globals, const CompareOptions& options) {
@@ -42,15 +42,18 @@ int revert_check(const GlobalOptions& globals, const CompareOptions& options) {
   CommitMeasurer measurer(context.scenario, context.store, context.events,
                           context.scenario.workdir);
   Repository& repo = measurer.repository();
-  const Variant* variant = find_variant(context.scenario, options.variant);
-  AbSide with{options.base, repo.resolve(options.base), variant};
+  const std::string base = repo.resolve(options.base);
   std::vector<std::string> commits;
   for (const auto& spec : options.reverts) commits.push_back(repo.resolve(spec));
   std::string label = options.base;
   for (const auto& spec : options.reverts) label += " -" + spec;
-  AbSide reverted{label, revert_commits(repo, with.commit, commits).commit_id, variant};
+  const std::string reverted = revert_commits(repo, base, commits).commit_id;
+  std::vector<AbPair> pairs;
+  for (const Variant* variant : select_variants(context.scenario, options.variants)) {
+    pairs.push_back({{options.base, base, variant}, {label, reverted, variant}});
+  }
   int samples = options.samples > 0 ? options.samples : context.scenario.samples;
-  return compare_sides(context, measurer, SessionKind::kRevertCheck, with, reverted, samples);
+  return compare_sides(context, measurer, SessionKind::kRevertCheck, pairs, samples);
 }
 
 void add_common_options(CLI::App* command, CompareOptions& options) {
@@ -78,7 +81,9 @@ void add_compare_command(CLI::App& app, const GlobalOptions& globals, CommandAct
   revert_app->add_option("--revert", options->reverts, "commits to revert, in this order")
       ->required()
       ->delimiter(',');
-  revert_app->add_option("--variant", options->variant, "workload variant (default: none)");
+  revert_app->add_option("--variant", options->variants,
+                         "workload variant; repeat for several; a name that a matrix extends "
+                         "(\"short\" of \"short,BS=4k\") selects all its cells (default: none)");
   revert_app->callback([&globals, &action, options] {
     action = [&globals, options] { return revert_check(globals, *options); };
   });

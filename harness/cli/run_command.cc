@@ -1,4 +1,4 @@
-// kbisect run -c CONFIG --commit REF [--variant V] [--samples N] [--timings] [--git-bisect-run]
+// kbisect run -c CONFIG --commit REF [--variant V]... [--samples N] [--timings] [--git-bisect-run]
 #include <fmt/format.h>
 
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "common/interrupt.h"
 #include "pipeline/measure.h"
 #include "store/metrics.h"
+#include "tables/table.h"
 
 namespace kbisect {
 namespace {
@@ -18,8 +19,8 @@ namespace {
 struct RunOptions {
   std::filesystem::path config;
   std::string commit;
-  std::string variant;
-  int samples = 0;  // 0: the scenario's
+  std::vector<std::string> variants;  // --variant, each a name or a matrix's prefix
+  int samples = 0;                    // 0: the scenario's
   bool timings = false;
   bool git_bisect_run = false;
 };
@@ -49,42 +50,81 @@ void print_summary(const Scenario& scenario, const std::vector<MeasuredRun>& mea
   }
 }
 
+// What was measured of one variant, in order.
+struct VariantRuns {
+  const Variant* variant = nullptr;
+  std::vector<MeasuredRun> measurements;
+};
+
+std::string variant_name(const Variant* variant) {
+  return variant ? variant->name : "";
+}
+
+void print_table(CommandContext& context, const std::string& commit_label,
+                 const std::vector<VariantRuns>& runs) {
+  std::vector<SampleSet> sets;
+  for (const auto& variant_runs : runs) {
+    std::vector<int64_t> run_ids;
+    for (const auto& m : variant_runs.measurements) run_ids.push_back(m.run_id);
+    sets.push_back(
+        load_sample_set(context.store, commit_label, variant_name(variant_runs.variant), run_ids));
+  }
+  fmt::print("\n{}", render_table(context.scenario.table, sets));
+}
+
 int run(const GlobalOptions& globals, const RunOptions& options) {
   CommandContext context(globals, options.config);
   const Scenario& scenario = context.scenario;
-  const Variant* variant = find_variant(scenario, options.variant);
+  std::vector<VariantRuns> runs;
+  for (const Variant* variant : select_variants(scenario, options.variants)) {
+    runs.push_back({variant, {}});
+  }
+  if (options.git_bisect_run && runs.size() > 1) {
+    fail("--git-bisect-run judges one variant; give at most one --variant that names one");
+  }
   CommitMeasurer measurer(scenario, context.store, context.events, scenario.workdir);
   const std::string commit = measurer.repository().resolve(options.commit);
   const int samples = options.samples > 0 ? options.samples : scenario.samples;
 
-  std::vector<MeasuredRun> measurements;
-  for (int i = 0; i < samples; ++i) {
-    throw_if_interrupted();
-    MeasuredRun measured = measurer.measure(commit, variant, std::nullopt);
-    const bool ok = measured.outcome == Outcome::kOk;
-    if (!options.git_bisect_run) {
-      fmt::print(
-          "{} sample {}/{}: {}{}\n", commit.substr(0, 12), i + 1, samples,
-          outcome_name(measured.outcome),
-          ok ? fmt::format(" {} = {:.2f}", metric_key(scenario.metrics.front()), *measured.value)
-             : " (" + measured.detail + ")");
+  bool final_answer = false;
+  for (int i = 0; i < samples && !final_answer; ++i) {
+    for (auto& variant_runs : runs) {
+      throw_if_interrupted();
+      const Variant* variant = variant_runs.variant;
+      MeasuredRun measured = measurer.measure(commit, variant, std::nullopt);
+      const bool ok = measured.outcome == Outcome::kOk;
+      if (!options.git_bisect_run) {
+        fmt::print(
+            "{}{} sample {}/{}: {}{}\n", commit.substr(0, 12), variant ? "@" + variant->name : "",
+            i + 1, samples, outcome_name(measured.outcome),
+            ok ? fmt::format(" {} = {:.2f}", metric_key(scenario.metrics.front()), *measured.value)
+               : " (" + measured.detail + ")");
+      }
+      context.events.emit("sample", {{"commit", commit},
+                                     {"variant", variant_name(variant)},
+                                     {"outcome", outcome_name(measured.outcome)},
+                                     {"metrics", measured.metrics}});
+      // A kernel that does not build or boot gives the same answer every time.
+      final_answer =
+          measured.outcome == Outcome::kBuildFailed || measured.outcome == Outcome::kBootFailed;
+      variant_runs.measurements.push_back(std::move(measured));
+      if (final_answer) break;
     }
-    context.events.emit("sample", {{"commit", commit},
-                                   {"outcome", outcome_name(measured.outcome)},
-                                   {"metrics", measured.metrics}});
-    // A kernel that does not build or boot gives the same answer every time.
-    const bool final_answer =
-        measured.outcome == Outcome::kBuildFailed || measured.outcome == Outcome::kBootFailed;
-    measurements.push_back(std::move(measured));
-    if (final_answer) break;
   }
   if (options.git_bisect_run) {
-    return git_bisect_run_verdict(context, measurer, commit, variant, measurements);
+    return git_bisect_run_verdict(context, measurer, commit, runs.front().variant,
+                                  runs.front().measurements);
   }
-  print_summary(scenario, measurements);
+  for (const auto& variant_runs : runs) {
+    if (runs.size() > 1) fmt::print("variant {}:\n", variant_name(variant_runs.variant));
+    print_summary(scenario, variant_runs.measurements);
+  }
+  if (scenario.table != ReportTable::kNone) print_table(context, options.commit, runs);
   if (options.timings) print_timings(measurer.timings());
-  for (const auto& m : measurements) {
-    if (m.outcome != Outcome::kOk) return 1;
+  for (const auto& variant_runs : runs) {
+    for (const auto& m : variant_runs.measurements) {
+      if (m.outcome != Outcome::kOk) return 1;
+    }
   }
   return 0;
 }
@@ -96,7 +136,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& globals, CommandAction&
   auto options = std::make_shared<RunOptions>();
   command->add_option("-c,--config", options->config, "scenario YAML")->required();
   command->add_option("--commit", options->commit, "commit, branch or tag")->required();
-  command->add_option("--variant", options->variant, "workload variant (default: none)");
+  command->add_option("--variant", options->variants,
+                      "workload variant; repeat for several; a name that a matrix extends "
+                      "(\"short\" of \"short,BS=4k\") selects all its cells (default: none)");
   command->add_option("--samples", options->samples, "samples (default: the config's)")
       ->check(CLI::Range(1, 1000));
   command->add_flag("--timings", options->timings, "print the time of each phase");
