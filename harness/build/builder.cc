@@ -173,11 +173,13 @@ const std::string& Builder::toolchain() {
   return toolchain_;
 }
 
-ConfigResult Builder::configure(const ConfigRequest& request, const std::string& tree_id,
-                                const fs::path& cache_root) {
-  ConfigInputs inputs{
-      tree_id,    request.base, request.fragments, request.guest_config, request.make_variables,
-      toolchain()};
+ConfigResult Builder::configure(const ConfigRequest& request, const fs::path& cache_root) {
+  ConfigInputs inputs{kconfig_sources_digest(request.source_dir),
+                      request.base,
+                      request.fragments,
+                      request.guest_config,
+                      request.make_variables,
+                      toolchain()};
   const std::string key = inputs.key();
   ConfigCache cache(cache_root / "kconfig");
   if (std::optional<fs::path> cached = cache.find(key)) {
@@ -214,7 +216,7 @@ BuildResult Builder::build(const BuildRequest& request) {
   config_request.environment = make_environment(request.build);
   config_request.timeout = timeout;
   const auto config_start = Clock::now();
-  ConfigResult config = configure(config_request, request.tree_id, cache.root());
+  ConfigResult config = configure(config_request, cache.root());
   result.config_seconds = seconds_since(config_start);
   result.warnings = config.warnings;
   if (!config.ok) {

@@ -2,7 +2,8 @@
 // The tree is built out of tree in a persistent object directory per scenario, so nearby
 // commits rebuild incrementally; finished images live in a content-addressed cache
 // (build_cache.h) keyed by tree id, final .config and compiler, so a hit skips the build; the
-// final .config is kept by its inputs (config_cache.h), so a hit skips Kconfig too.
+// final .config is kept by its inputs (config_cache.h), so a commit that changes no Kconfig
+// input skips Kconfig.
 #pragma once
 
 #include <filesystem>
@@ -70,8 +71,7 @@ class Builder {
   // gcc, as and ld (and pahole where installed): what Kconfig's probes depend on.
   const std::string& toolchain();
   // configure_kernel, or its earlier result for the same inputs (build/config_cache.h).
-  ConfigResult configure(const ConfigRequest& request, const std::string& tree_id,
-                         const std::filesystem::path& cache_root);
+  ConfigResult configure(const ConfigRequest& request, const std::filesystem::path& cache_root);
 
   std::string compiler_;
   std::string toolchain_;

@@ -116,10 +116,16 @@ TEST_F(BuilderTest, BuildsThenHitsTheCache) {
   EXPECT_FALSE(third.cache_hit);
   EXPECT_NE(third.cache_key, first.cache_key);
   EXPECT_EQ(third.image_sha256, first.image_sha256);
-  EXPECT_EQ(read_file(root_ / "kconfig-runs"), "tinyconfig\ntinyconfig\n") << "a new tree";
+  EXPECT_EQ(read_file(root_ / "kconfig-runs"), "tinyconfig\n") << "the same Kconfig sources";
   ASSERT_EQ(progress.size(), 2u);
   EXPECT_EQ(progress[0].expected, 2);
   EXPECT_EQ(progress[0].percent(), 50);
+
+  // A change to a Kconfig source (here the top-level Makefile) runs Kconfig again.
+  request_.tree_id = "tree3";
+  write_file(root_ / "src/Makefile", std::string(kMakefile) + "# v2\n");
+  ASSERT_TRUE(builder_.build(request_).ok());
+  EXPECT_EQ(read_file(root_ / "kconfig-runs"), "tinyconfig\ntinyconfig\n");
 }
 
 TEST_F(BuilderTest, ConfigChangeIsANewKey) {

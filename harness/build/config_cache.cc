@@ -2,13 +2,47 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/sha256.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
+
+namespace {
+
+bool is_kconfig_source(const fs::path& relative) {
+  if (relative.filename().string().starts_with("Kconfig")) return true;
+  if (relative == "Makefile" || *relative.begin() == "scripts") return true;
+  return relative.parent_path().filename() == "configs";
+}
+
+}  // namespace
+
+std::string kconfig_sources_digest(const fs::path& source_dir) {
+  std::vector<std::pair<std::string, std::string>> sources;  // path, content digest
+  std::error_code error;
+  fs::recursive_directory_iterator entry(source_dir, error), end;
+  for (; !error && entry != end; entry.increment(error)) {
+    if (entry->path().filename() == ".git") {
+      entry.disable_recursion_pending();
+      continue;
+    }
+    const fs::path relative = entry->path().lexically_relative(source_dir);
+    if (entry->is_regular_file() && is_kconfig_source(relative)) {
+      sources.emplace_back(relative.generic_string(), sha256_file_hex(entry->path()));
+    }
+  }
+  if (error) fail("cannot read the kernel tree {}: {}", source_dir.string(), error.message());
+  std::sort(sources.begin(), sources.end());
+  std::string listing;
+  for (const auto& [path, digest] : sources) listing += path + " " + digest + "\n";
+  return sha256_hex(listing);
+}
 
 std::string ConfigInputs::key() const {
   auto content = [](const fs::path& file) {
@@ -18,7 +52,7 @@ std::string ConfigInputs::key() const {
   nlohmann::json fragment_hashes = nlohmann::json::array();
   for (const fs::path& fragment : fragments) fragment_hashes.push_back(content(fragment));
   bool base_is_file = base != "tinyconfig" && base != "defconfig";
-  nlohmann::json identity = {{"tree", tree_id},
+  nlohmann::json identity = {{"kconfig_sources", kconfig_sources},
                              {"base", base_is_file ? content(base) : base},
                              {"fragments", fragment_hashes},
                              {"guest", content(guest_config)},

@@ -1,7 +1,8 @@
-// The final .config of a Kconfig run, kept by everything that decides it: the tree, the base
-// config, the fragments, the guest's options, make's variables and the toolchain that Kconfig
-// probes. A kernel found in the build cache then costs no Kconfig run at all (make tinyconfig
-// and make olddefconfig take minutes on a loaded machine: they probe the compiler ~100 times).
+// The final .config of a Kconfig run, kept by everything that decides it: the tree's Kconfig
+// inputs, the base config, the fragments, the guest's options, make's variables and the
+// toolchain that Kconfig probes. Most bisection steps touch no Kconfig input, so they cost no
+// Kconfig run at all (make tinyconfig and make olddefconfig take half a minute on an idle
+// machine and minutes on a loaded one: they probe the compiler ~100 times).
 // Entries live in <build cache>/kconfig/<key>.config, written whole or not at all.
 #pragma once
 
@@ -12,8 +13,14 @@
 
 namespace kbisect {
 
+// The digest of the files of the kernel tree at `source_dir` that Kconfig reads or runs:
+// every Kconfig* file, the fragments in configs/ directories (tinyconfig, defconfigs),
+// everything under scripts/ (Kconfig's probes) and the top-level Makefile (the version in
+// the .config header). Throws Error when the tree cannot be read.
+std::string kconfig_sources_digest(const std::filesystem::path& source_dir);
+
 struct ConfigInputs {
-  std::string tree_id;
+  std::string kconfig_sources;                   // kconfig_sources_digest of the tree
   std::string base;                              // tinyconfig | defconfig | a file
   std::vector<std::filesystem::path> fragments;  // by content
   std::filesystem::path guest_config;            // by content

@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -47,7 +49,7 @@ TEST_F(ConfigCacheTest, EveryInputIsPartOfTheKey) {
     change(other);
     return other.key() != key;
   };
-  EXPECT_TRUE(differs([](ConfigInputs& i) { i.tree_id = "tree2"; }));
+  EXPECT_TRUE(differs([](ConfigInputs& i) { i.kconfig_sources = "sources2"; }));
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.base = "defconfig"; }));
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.fragments.clear(); }));
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.make_variables.push_back("LOCALVERSION="); }));
@@ -61,6 +63,44 @@ TEST_F(ConfigCacheTest, EveryInputIsPartOfTheKey) {
   write(root_ / "base.config", "CONFIG_C=y\n");
   EXPECT_TRUE(differs([&](ConfigInputs& i) { i.base = (root_ / "base.config").string(); }));
   EXPECT_THROW(differs([&](ConfigInputs& i) { i.fragments = {root_ / "absent.config"}; }), Error);
+}
+
+TEST_F(ConfigCacheTest, OnlyKconfigSourcesChangeTheDigest) {
+  const fs::path tree = root_ / "linux";
+  const std::vector<std::string> sources = {"Makefile",
+                                            "Kconfig",
+                                            "fs/ext4/Kconfig",
+                                            "arch/x86/Kconfig.cpu",
+                                            "scripts/Kconfig.include",
+                                            "scripts/kconfig/conf.c",
+                                            "kernel/configs/tiny.config"};
+  const std::vector<std::string> others = {"fs/ext4/file.c", "README"};
+  auto write_tree_file = [&](const std::string& file, const std::string& text) {
+    fs::create_directories((tree / file).parent_path());
+    write(tree / file, text);
+  };
+  for (const auto& file : sources) write_tree_file(file, file);
+  for (const auto& file : others) write_tree_file(file, file);
+  const std::string digest = kconfig_sources_digest(tree);
+  EXPECT_EQ(digest.size(), 64u);
+  auto changes_digest = [&](const std::string& file) {
+    bool existed = fs::exists(tree / file);
+    write_tree_file(file, "changed");
+    bool changed = kconfig_sources_digest(tree) != digest;
+    if (existed) {
+      write_tree_file(file, file);
+    } else {
+      fs::remove(tree / file);
+    }
+    return changed;
+  };
+  for (const auto& file : others) EXPECT_FALSE(changes_digest(file)) << file;
+  EXPECT_FALSE(changes_digest("fs/ext4/inode.c")) << "a new source file";
+  for (const auto& file : sources) EXPECT_TRUE(changes_digest(file)) << file;
+  EXPECT_TRUE(changes_digest("fs/xfs/Kconfig")) << "a new Kconfig file";
+  fs::rename(tree / "fs/ext4/Kconfig", tree / "fs/ext4/Kconfig.old");
+  EXPECT_NE(kconfig_sources_digest(tree), digest) << "a renamed Kconfig file";
+  EXPECT_THROW(kconfig_sources_digest(root_ / "absent"), Error);
 }
 
 TEST_F(ConfigCacheTest, StoresAndFindsWholeFiles) {
