@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -217,10 +218,12 @@ class Session {
 
   int confirm_count() const { return std::max(input_.spec.max_samples, input_.spec.min_samples); }
 
-  // Measures the commits in turn until each has enough samples: always the one with the fewest
-  // (the first on a tie), so a resumed session continues the same order. False when one of
-  // them cannot be measured.
-  bool confirm_samples(const std::vector<std::string>& commits) {
+  // Measures the commits in turn, always the one with the fewest samples (the first on a tie,
+  // so a resumed session continues the same order), until each has confirm_count() samples or,
+  // from min_samples on, `settled` holds: as in the search's adaptive sampling, a check that is
+  // significant already needs no more samples. False when one of them cannot be measured.
+  bool confirm_samples(const std::vector<std::string>& commits,
+                       const std::function<bool()>& settled) {
     for (;;) {
       const std::string* fewest = nullptr;
       size_t fewest_count = 0;
@@ -231,8 +234,16 @@ class Session {
         if (fewest == nullptr || count < fewest_count) fewest = &commit, fewest_count = count;
       }
       if (fewest_count >= static_cast<size_t>(confirm_count())) return true;
+      if (fewest_count >= static_cast<size_t>(input_.spec.min_samples) && settled()) return true;
       take_sample(*fewest, Phase::kConfirm);
     }
+  }
+
+  // `better` against `worse` on the confirmation samples: kBad when `worse` is significantly
+  // worse; `final` once no more samples will come.
+  EndpointCheck confirm_check(const std::string& better, const std::string& worse, bool final) {
+    return check_endpoints(confirm_samples_[resolve(better)], confirm_samples_[resolve(worse)],
+                           input_.metric, input_.spec, final);
   }
 
   SessionResult confirm(const std::string& culprit, int node) {
@@ -249,14 +260,17 @@ class Session {
     commits.insert(commits.end(), parents.begin(), parents.end());
     bool parents_worse = false;
     std::string parent_check;
-    if (!confirm_samples(commits)) {
+    auto culprit_worse_than_all = [&] {
+      return std::all_of(parents.begin(), parents.end(), [&](const std::string& parent) {
+        return confirm_check(parent, culprit, false).kind == VerdictKind::kBad;
+      });
+    };
+    if (!confirm_samples(commits, culprit_worse_than_all)) {
       parent_check = "skipped: the culprit or a parent could not be measured";
     } else {
       parents_worse = true;
       for (const auto& parent : parents) {
-        EndpointCheck check =
-            check_endpoints(confirm_samples_[resolve(parent)], confirm_samples_[resolve(culprit)],
-                            input_.metric, input_.spec, true);
+        EndpointCheck check = confirm_check(parent, culprit, true);
         parents_worse = parents_worse && check.kind == VerdictKind::kBad;
         parent_check += fmt::format(
             "{}{} parent {}: {:+.2f}% worse, p = {:.3g}", parent_check.empty() ? "" : "; ",
@@ -270,15 +284,17 @@ class Session {
     if (!input_.revert) {
       revert_check = "skipped: the runner cannot revert commits";
     } else {
-      RevertPlan plan = input_.revert(input_.graph->nodes[0].id, culprit);
+      const std::string& bad = input_.graph->nodes[0].id;
+      RevertPlan plan = input_.revert(bad, culprit);
+      auto revert_fixes = [&] {
+        return confirm_check(plan.measure_id, bad, false).kind == VerdictKind::kBad;
+      };
       if (!plan.ok) {
         revert_check = "skipped: " + plan.reason;
-      } else if (!confirm_samples({plan.measure_id, input_.graph->nodes[0].id})) {
+      } else if (!confirm_samples({plan.measure_id, bad}, revert_fixes)) {
         revert_check = "skipped: the reverted kernel could not be measured";
       } else {
-        EndpointCheck check = check_endpoints(confirm_samples_[resolve(plan.measure_id)],
-                                              confirm_samples_[resolve(input_.graph->nodes[0].id)],
-                                              input_.metric, input_.spec, true);
+        EndpointCheck check = confirm_check(plan.measure_id, bad, true);
         revert_contradicts = check.kind != VerdictKind::kBad;
         revert_check =
             fmt::format("{}: bad is {:+.2f}% worse than bad with the revert, p = {:.3g}",

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -55,6 +56,35 @@ TEST(Session, FindsAndConfirmsTheCulprit) {
   int samples = 0;
   for (const auto& entry : journal.replay()) samples += entry.kind == JournalEntry::Kind::kSample;
   EXPECT_EQ(result.samples, samples);
+}
+
+// A regression far above the noise is confirmed with the fewest samples that can make
+// Mann-Whitney significant at alpha 0.01 (5 against 4: p = 1/126), not with max_samples.
+TEST(Session, ClearConfirmationStopsEarly) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.5, 0.01));
+  SessionInput input = input_for(graph);
+  input.spec.max_samples = 10;
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    return sim.revert(base, commit);
+  };
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  ASSERT_TRUE(result.culprit);
+  EXPECT_EQ(*result.culprit, fake_id(9));
+  EXPECT_TRUE(result.confirmed) << result.parent_check << " / " << result.revert_check;
+  std::map<std::string, int> confirm_samples;
+  for (const auto& entry : journal.replay()) {
+    if (entry.kind == JournalEntry::Kind::kSample && entry.phase == Phase::kConfirm) {
+      ++confirm_samples[entry.commit];
+    }
+  }
+  EXPECT_EQ(confirm_samples.size(), 4u) << "culprit, parent, bad and bad with the revert";
+  for (const auto& [commit, count] : confirm_samples) {
+    EXPECT_GE(count, 4) << commit;
+    EXPECT_LE(count, 5) << commit;
+  }
 }
 
 TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
