@@ -1,11 +1,10 @@
 #include "pipeline/measure.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/local_process.h"
 #include "config/scenario_hash.h"
 #include "git/checkout.h"
 #include "pipeline/runner_factory.h"
@@ -16,12 +15,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
 }
 
 }  // namespace
@@ -35,7 +28,7 @@ CommitMeasurer::CommitMeasurer(const Scenario& scenario, Store& store, Events& e
       repo_(Repository::open(scenario.kernel.repo)),
       runner_(make_runner(scenario, workdir_, &events)),
       config_hash_(scenario_hash(scenario)),
-      host_(host_name()) {}
+      host_(this_host_name()) {}
 
 CommitMeasurer::~CommitMeasurer() = default;
 

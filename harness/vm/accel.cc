@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/local_process.h"
 #include "common/process.h"
 #include "vm/vm_run.h"
 
@@ -13,13 +14,12 @@ namespace kbisect {
 namespace fs = std::filesystem;
 
 AccelHost local_accel_host() {
-  char hostname[256] = {};
-  ::gethostname(hostname, sizeof hostname - 1);
   std::string version = run_checked({"qemu-system-x86_64", "--version"});
   version = version.substr(0, version.find('\n'));
   AccelHost host;
   host.kvm_possible = ::access("/dev/kvm", R_OK | W_OK) == 0;
-  host.key = fmt::format("{}|{}|kvm-device={}", hostname, version, host.kvm_possible ? 1 : 0);
+  host.key =
+      fmt::format("{}|{}|kvm-device={}", this_host_name(), version, host.kvm_possible ? 1 : 0);
   return host;
 }
 
