@@ -9,7 +9,7 @@ meta_first() { sed -n "s/^ *\"$2\": *\[\"\([0-9a-f]*\)\".*/\1/p" "$1"; }
 
 # kernel_scenario NAME SOURCE_DIR SHARED_DIR SIZE RUNTIME: the scenario on SHARED_DIR/history
 # with the build cache and work tree in SHARED_DIR (so the tests share builds): the demo
-# workload (4-thread 4k random O_DIRECT reads, file SIZE, RUNTIME seconds) on ext4 in the guest.
+# workload (4-thread 256k random O_DIRECT reads, file SIZE, RUNTIME seconds) on ext4 in the guest.
 # Callers may append top-level keys.
 kernel_scenario() {
   local name=$1 source_dir=$2 shared=$3 size=$4 runtime=$5
