@@ -27,10 +27,14 @@ samples=$("$kbisect" --db "$db" query --format csv \
   "select count(*) as n from samples where commit_id = '$base'" | tr -d '\r' | tail -n 1)
 [[ "$samples" == 1 ]] || fail "expected 1 stored sample of $base, found '$samples'"
 
-image=$("$kbisect" --db "$db" query --format csv \
-  "select image_sha256 as s from builds where commit_id = '$base' and outcome = 'ok'" |
-  tr -d '\r' | tail -n 1)
-cp "$(find "$out/cache" -path "*/bzImage" | head -n 1)" "$out/bzImage.tmp"
+# The build's cache entry (the directory of its log) holds the image the database names.
+build_row() {
+  "$kbisect" --db "$db" query --format csv \
+    "select $1 as v from builds where commit_id = '$base' and outcome = 'ok'" | tr -d '\r' |
+    tail -n 1
+}
+image=$(build_row image_sha256)
+cp "$(dirname "$(build_row log_path)")/bzImage" "$out/bzImage.tmp"
 [[ "$(sha256sum <"$out/bzImage.tmp" | cut -d' ' -f1)" == "$image" ]] || fail "cached image differs"
 mv "$out/bzImage.tmp" "$out/bzImage"
 
