@@ -3,6 +3,7 @@
 #include <liburing.h>
 #include <sys/uio.h>
 
+#include <cerrno>
 #include <cstring>
 #include <vector>
 
@@ -19,10 +20,22 @@ class IoUringEngine final : public IoEngine {
         fixed_files_(job.registerfiles),
         fixed_bufs_(job.fixedbufs),
         cqes_(static_cast<size_t>(job.iodepth)) {
-    io_uring_params params{};
-    if (job.sqthread_poll) params.flags |= IORING_SETUP_SQPOLL;
-    if (job.hipri) params.flags |= IORING_SETUP_IOPOLL;
-    int ret = io_uring_queue_init_params(static_cast<unsigned>(job.iodepth), &ring_, &params);
+    unsigned flags = 0;
+    if (job.sqthread_poll) flags |= IORING_SETUP_SQPOLL;
+    if (job.hipri) flags |= IORING_SETUP_IOPOLL;
+    int ret = -EINVAL;
+    // As fio sets its rings up: this thread alone submits and reaps, so completion work can
+    // wait until it asks for events instead of interrupting it. Kernels before 6.1 (5.19 for
+    // COOP_TASKRUN) refuse the flags they do not know with EINVAL; try fewer then.
+    for (unsigned taskrun :
+         {IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+          unsigned{IORING_SETUP_COOP_TASKRUN}, 0u}) {
+      if (job.sqthread_poll && taskrun != 0) continue;  // the SQ thread submits, not this one
+      io_uring_params params{};
+      params.flags = flags | taskrun;
+      ret = io_uring_queue_init_params(static_cast<unsigned>(job.iodepth), &ring_, &params);
+      if (ret != -EINVAL) break;
+    }
     if (ret < 0) {
       run_fail("io_uring setup failed: {}{}", std::strerror(-ret),
                job.sqthread_poll ? " (sqthread_poll needs CAP_SYS_NICE on older kernels)" : "");
