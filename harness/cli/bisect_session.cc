@@ -233,7 +233,7 @@ void print_bisect_summary(const BisectRun& run, CommandContext& context, const R
                  median_text(store, scenario, session, parent));
     }
     fmt::print("{} at culprit: {}\n", metric, median_text(store, scenario, session, culprit));
-    fmt::print("confirmation: parent {}; revert {}\n", result.value("parent_check", ""),
+    fmt::print("confirmation: culprit {}; revert {}\n", result.value("parent_check", ""),
                result.value("revert_check", ""));
   } else if (!result.value("message", "").empty()) {
     fmt::print("{}\n", result.value("message", ""));
