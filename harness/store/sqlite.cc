@@ -1,6 +1,8 @@
 #include "store/sqlite.h"
 
+#include <chrono>
 #include <system_error>
+#include <thread>
 
 #include "common/error.h"
 
@@ -25,6 +27,27 @@ Database open_with(const std::filesystem::path& path, int flags) {
   return db;
 }
 
+// SQLite answers one of two connections that switch a new database to WAL at the same moment
+// SQLITE_BUSY at once, without calling the busy handler (waiting could deadlock), so the
+// switch is retried here for as long as the busy timeout. Returns the journal mode now set.
+std::string switch_to_wal(sqlite3* db) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  std::string mode;
+  auto keep_mode = +[](void* out, int, char** values, char**) {
+    *static_cast<std::string*>(out) = values[0] != nullptr ? values[0] : "";
+    return 0;
+  };
+  for (;;) {
+    int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", keep_mode, &mode, nullptr);
+    if (rc == SQLITE_OK) return mode;
+    if ((rc & 0xff) != SQLITE_BUSY || Clock::now() > deadline) {
+      fail_sqlite(db, "running 'PRAGMA journal_mode=WAL'");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 }  // namespace
 
 [[noreturn]] void fail_sqlite(sqlite3* db, std::string_view doing) {
@@ -40,8 +63,7 @@ Database open_read_write(const std::filesystem::path& path) {
     }
   }
   Database db = open_with(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  Statement wal(db.get(), "PRAGMA journal_mode=WAL");
-  if (!wal.step() || wal.text(0) != "wal") {
+  if (switch_to_wal(db.get()) != "wal") {
     fail("database {}: cannot switch to WAL mode; put it on a local file system", path.string());
   }
   execute(db.get(), "PRAGMA synchronous=FULL");

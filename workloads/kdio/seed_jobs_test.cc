@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <string>
 
 #include "kdio/jobfile.h"
 
@@ -52,13 +54,20 @@ TEST(SeedJobs, EveryFileParsesAndListsItsVariablesInItsHeader) {
 }
 
 TEST(SeedJobs, UnsetVariableNamesTheLine) {
+  const std::filesystem::path job = kJobs / "demo-randread.fio";
+  std::ifstream in(job);
+  int line = 0;
+  for (std::string text; std::getline(in, text);) {
+    ++line;
+    if (text == "runtime=${RUNTIME}") break;
+  }
   try {
-    parse_job_files({(kJobs / "demo-randread.fio").string()}, {{"SIZE", "1m"}});
+    parse_job_files({job.string()}, {{"SIZE", "1m"}});
     FAIL();
   } catch (const JobError& e) {
     EXPECT_EQ(std::string(e.what()),
-              (kJobs / "demo-randread.fio").string() +
-                  ":17: environment variable 'RUNTIME' is not set; set it (the header of the job "
+              job.string() + ":" + std::to_string(line) +
+                  ": environment variable 'RUNTIME' is not set; set it (the header of the job "
                   "file lists the variables it needs)");
   }
 }
