@@ -90,9 +90,7 @@ int vm_name_pid(std::string_view name) {
 }
 
 std::string guest_cmdline(const Scenario& scenario) {
-  // panic=-1 reboots at once on a panic and oops=panic turns an oops into one: with
-  // -no-reboot / on_reboot=destroy a crashed kernel ends the VM instead of hanging it.
-  std::string cmdline = "console=ttyS0,115200 panic=-1 oops=panic rdinit=/init";
+  std::string cmdline = kGuestBaseCmdline;
   if (!scenario.kernel.cmdline_extra.empty()) cmdline += " " + scenario.kernel.cmdline_extra;
   return cmdline;
 }

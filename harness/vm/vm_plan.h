@@ -33,7 +33,15 @@ std::string next_vm_name();
 // The pid in a kbisect VM name, or 0 when the name is not one of ours.
 int vm_name_pid(std::string_view name);
 
-// The guest kernel command line: serial console, panic ends the VM, the scenario's extra.
+// What every guest boots with. panic=-1 reboots at once on a panic and oops=panic turns an oops
+// into one: with -no-reboot / on_reboot=destroy a crashed kernel ends the VM instead of hanging
+// it. random.trust_cpu=on seeds the kernel's RNG from RDRAND (-cpu max / host, libvirt's
+// maximum / host-passthrough) at boot: tinyconfig does not trust it, and mkfs then waited
+// about 4 s of every boot for entropy a fresh TCG guest does not have.
+inline constexpr const char* kGuestBaseCmdline =
+    "console=ttyS0,115200 panic=-1 oops=panic rdinit=/init random.trust_cpu=on";
+
+// The guest kernel command line: the base, then the scenario's extra.
 std::string guest_cmdline(const Scenario& scenario);
 
 // Creates the emulated NVMe backing file (sparse) at its size if missing or of another size,

@@ -97,6 +97,7 @@ TEST(GuestCmdline, PanicsEndTheVmAndExtraComesLast) {
   std::string cmdline = guest_cmdline(scenario);
   EXPECT_NE(cmdline.find("console=ttyS0"), std::string::npos);
   EXPECT_NE(cmdline.find("panic=-1"), std::string::npos);
+  EXPECT_NE(cmdline.find("random.trust_cpu=on"), std::string::npos);
   EXPECT_TRUE(cmdline.ends_with(" mitigations=off"));
 }
 

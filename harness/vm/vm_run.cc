@@ -105,7 +105,7 @@ VmPlan probe_plan(const RunnerContext& context, const fs::path& kernel, const st
   plan.name = next_vm_name();
   plan.kernel = fs::absolute(kernel);
   plan.initrd = fs::absolute(initrd);
-  plan.cmdline = "console=ttyS0,115200 panic=-1 oops=panic rdinit=/init";
+  plan.cmdline = kGuestBaseCmdline;
   plan.accel = accel;
   plan.vcpus = 1;
   plan.memory_mib = 256;
