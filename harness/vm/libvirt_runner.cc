@@ -297,7 +297,7 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   VmEnding ending{VmEnd::kExited, ""};
   auto on_line = [&](std::string_view line) {
     watch.line(line);
-    if (watch.init_reached()) clock.init_reached();
+    clock.follow(watch);
   };
   int interrupt_signal = 0;
   for (;;) {

@@ -160,7 +160,7 @@ VmEnding QemuBackend::boot(const VmPlan& plan, const fs::path& console_log, Phas
     log.line(line);
     if (log.flooded()) return;
     watch.line(line);
-    if (watch.init_reached()) clock.init_reached();
+    clock.follow(watch);
   };
   options.deadline = [&] {
     return log.flooded() || callback_error ? std::chrono::steady_clock::now() : clock.deadline();

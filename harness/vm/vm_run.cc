@@ -23,12 +23,18 @@ PhaseClock::PhaseClock(const VmSpec& vm)
       boot_limit_(vm.boot_timeout_seconds),
       workload_limit_(vm.workload_timeout_seconds) {}
 
+void PhaseClock::follow(const ConsoleWatch& watch) {
+  if (watch.init_reached()) init_reached();
+  if (!frame_time_ && !watch.frames().frames().empty()) frame_time_ = Clock::now();
+}
+
 void PhaseClock::init_reached() {
   if (!init_time_) init_time_ = Clock::now();
 }
 
 Clock::time_point PhaseClock::deadline() const {
-  return init_time_ ? *init_time_ + workload_limit_ : start_ + boot_limit_;
+  auto phase_end = init_time_ ? *init_time_ + workload_limit_ : start_ + boot_limit_;
+  return frame_time_ ? std::min(phase_end, *frame_time_ + kShutdownGrace) : phase_end;
 }
 
 double PhaseClock::boot_seconds() const {

@@ -28,11 +28,17 @@ struct RunnerContext {
 
 void warn(Events* events, const std::string& text);
 
-// The boot deadline until the guest init reports in, then the workload deadline.
+// The boot deadline until the guest init reports in, then the workload deadline; once the
+// guest has sent its frame, a short grace for it to power off (a VM that hangs in its reboot,
+// seen once in a few hundred TCG boots, would otherwise hold the run for the whole workload
+// limit).
 class PhaseClock {
  public:
+  static constexpr std::chrono::seconds kShutdownGrace{30};
+
   PhaseClock(const VmSpec& vm);
-  void init_reached();
+  // Called with every console line the watch has seen: moves the deadline on.
+  void follow(const ConsoleWatch& watch);
   bool in_workload() const { return init_time_.has_value(); }
   std::chrono::steady_clock::time_point deadline() const;
   double boot_seconds() const;
@@ -41,8 +47,11 @@ class PhaseClock {
   std::string phase_limit() const;
 
  private:
+  void init_reached();
+
   std::chrono::steady_clock::time_point start_;
   std::optional<std::chrono::steady_clock::time_point> init_time_;
+  std::optional<std::chrono::steady_clock::time_point> frame_time_;
   std::chrono::seconds boot_limit_;
   std::chrono::seconds workload_limit_;
 };
@@ -67,7 +76,7 @@ struct VmEnding {
 };
 
 // One VM of a run; an implementation boots it, feeds every console line to `watch` (and
-// calls clock.init_reached() once watch.init_reached()), enforces clock.deadline() and the
+// calls clock.follow(watch) after each), enforces clock.deadline() and the
 // console cap, and leaves nothing running when it returns or throws.
 class VmBackend {
  public:
