@@ -98,8 +98,12 @@ std::vector<std::string> make_variables(const BuildSpec& spec) {
 }
 
 std::map<std::string, std::string> make_environment(const BuildSpec& spec) {
-  // English messages: the log summary looks for "error:".
-  return {{"LC_ALL", "C"}, {"CCACHE_DIR", (fs::absolute(spec.cache_dir) / "ccache").string()}};
+  // English messages: the log summary looks for "error:". ccache's depend mode hashes the
+  // dependency file Kbuild asks gcc for (-Wp,-MMD) instead of running the preprocessor on
+  // every miss: a cold fs/ext4 took 44 s instead of 54 s (39 s without ccache).
+  return {{"LC_ALL", "C"},
+          {"CCACHE_DIR", (fs::absolute(spec.cache_dir) / "ccache").string()},
+          {"CCACHE_DEPEND", "1"}};
 }
 
 // Replaces the object directory's .config only when it differs, so an unchanged config
