@@ -42,8 +42,16 @@ bool is_compile_line(std::string_view line) {
   return line.starts_with("  CC ");
 }
 
-bool reports_disk_full(std::string_view log) {
-  return log.find("No space left on device") != std::string_view::npos;
+std::string machine_failure(std::string_view log) {
+  auto says = [&](std::string_view text) { return log.find(text) != std::string_view::npos; };
+  if (says("No space left on device")) return "ran out of disk space; free space in the workdir";
+  // gcc's words when the OOM killer took cc1, and when an allocation failed.
+  if (says("Killed signal terminated program") || says("virtual memory exhausted") ||
+      says("out of memory allocating")) {
+    return "ran out of memory (a compiler was killed); lower build.jobs or give the machine more "
+           "memory";
+  }
+  return "";
 }
 
 }  // namespace kbisect

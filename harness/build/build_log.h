@@ -14,7 +14,9 @@ std::string summarize_build_log(std::string_view log, size_t tail_lines = 50);
 // A Kbuild line that compiles one C file ("  CC      fs/ext4/file.o"): the progress unit.
 bool is_compile_line(std::string_view line);
 
-// "No space left on device" and the like: a failure of the machine, not of the kernel.
-bool reports_disk_full(std::string_view log);
+// A failure of the machine rather than of the kernel, as the rest of a sentence that starts
+// "the kernel build ..." and says what to do; empty when the log shows none. Only a failure
+// that is the kernel's may be remembered as "does not build".
+std::string machine_failure(std::string_view log);
 
 }  // namespace kbisect

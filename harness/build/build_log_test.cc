@@ -1,9 +1,12 @@
 #include "build/build_log.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace kbisect {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(BuildLog, ErrorLinesComeFirstThenTheTail) {
   std::string log;
@@ -34,12 +37,14 @@ TEST(BuildLog, UndefinedReferencesAreErrors) {
   EXPECT_EQ(summary.find("error lines:\nld: foo.o: undefined reference"), 0u);
 }
 
-TEST(BuildLog, CompileLinesAndDiskFull) {
+TEST(BuildLog, CompileLinesAndFailuresOfTheMachine) {
   EXPECT_TRUE(is_compile_line("  CC      fs/ext4/file.o"));
   EXPECT_FALSE(is_compile_line("  LD      vmlinux"));
   EXPECT_FALSE(is_compile_line("  HOSTCC  scripts/kconfig/conf.o"));
-  EXPECT_TRUE(reports_disk_full("fs/x.o: No space left on device"));
-  EXPECT_FALSE(reports_disk_full("all fine"));
+  EXPECT_THAT(machine_failure("fs/x.o: No space left on device"), HasSubstr("disk space"));
+  EXPECT_THAT(machine_failure("gcc: fatal error: Killed signal terminated program cc1"),
+              HasSubstr("memory"));
+  EXPECT_EQ(machine_failure("fs/x.c:1:2: error: expected ';'"), "");
 }
 
 }  // namespace

@@ -119,10 +119,14 @@ int read_compile_count(const fs::path& object_dir) {
   return text.empty() ? 0 : std::atoi(text.c_str());
 }
 
+fs::path failure_directory(const fs::path& cache_root, const std::string& name) {
+  return cache_root / "failed" / name;
+}
+
 // Keeps the log and .config of a failed build where later builds will not overwrite them.
 void keep_failure(BuildResult& result, const fs::path& cache_root, const std::string& name,
                   const fs::path& log, const fs::path& config) {
-  fs::path directory = cache_root / "failed" / name;
+  fs::path directory = failure_directory(cache_root, name);
   std::error_code error;
   fs::create_directories(directory, error);
   if (error) fail("cannot create {}: {}", directory.string(), error.message());
@@ -134,6 +138,27 @@ void keep_failure(BuildResult& result, const fs::path& cache_root, const std::st
     fs::copy_file(config, result.config, fs::copy_options::overwrite_existing, error);
   }
   result.outcome = BuildOutcome::kBuildFailed;
+}
+
+// A tree that did not compile with this config and compiler will not compile the next time
+// either (failures of the machine never get here): the summary, written last and renamed
+// into place, marks the kept failure as complete.
+void remember_failure(const BuildResult& result, const fs::path& cache_root) {
+  fs::path directory = failure_directory(cache_root, result.cache_key);
+  write_file(directory / "summary.tmp", result.log_tail);
+  fs::rename(directory / "summary.tmp", directory / "summary");
+}
+
+std::optional<BuildResult> remembered_failure(const fs::path& cache_root, const BuildKey& key) {
+  fs::path directory = failure_directory(cache_root, key.hex());
+  if (!fs::is_regular_file(directory / "summary")) return std::nullopt;
+  BuildResult result;
+  result.outcome = BuildOutcome::kBuildFailed;
+  result.cache_hit = true;
+  result.log = directory / "build.log";
+  result.config = directory / "config";
+  result.log_tail = read_file(directory / "summary");
+  return result;
 }
 
 }  // namespace
@@ -243,6 +268,15 @@ BuildResult Builder::build(const BuildRequest& request) {
     result.seconds = seconds_since(start);
     return result;
   }
+  if (std::optional<BuildResult> failed = remembered_failure(cache.root(), key)) {
+    failed->compiler = result.compiler;
+    failed->config_sha256 = result.config_sha256;
+    failed->cache_key = result.cache_key;
+    failed->warnings = result.warnings;
+    failed->config_seconds = result.config_seconds;
+    failed->seconds = seconds_since(start);
+    return *failed;
+  }
 
   install_config(config.config, object_dir);
   const int jobs = request.build.jobs > 0 ? request.build.jobs
@@ -275,12 +309,12 @@ BuildResult Builder::build(const BuildRequest& request) {
   }
   std::string log = read_file(options.log_file);
   if (!run.ok()) {
-    if (reports_disk_full(log)) {
-      fail("the kernel build ran out of disk space; free space under {} (log: {})",
-           object_dir.string(), options.log_file.string());
+    if (std::string machine = machine_failure(log); !machine.empty()) {
+      fail("the kernel build {} (log: {})", machine, options.log_file.string());
     }
     keep_failure(result, cache.root(), result.cache_key, options.log_file, object_dir / ".config");
     result.log_tail = summarize_build_log(log);
+    remember_failure(result, cache.root());
     result.seconds = seconds_since(start);
     return result;
   }

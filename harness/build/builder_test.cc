@@ -38,6 +38,7 @@ bzImage:
 	@echo '  CC      two.o'
 	@echo '  LD      vmlinux'
 	@if grep -q SYNTAX code.c; then echo "code.c:1:7: error: expected ';'"; exit 2; fi
+	@if grep -q OOM code.c; then echo 'gcc: fatal error: Killed signal terminated program cc1'; exit 2; fi
 	mkdir -p $(O)/arch/x86/boot
 	cat code.c $(O)/.config > $(O)/arch/x86/boot/bzImage
 	echo '$(CC)|$(KBUILD_BUILD_TIMESTAMP)|$(KBUILD_BUILD_USER)' > $(O)/variables
@@ -150,7 +151,28 @@ TEST_F(BuilderTest, CompileErrorIsBuildFailedWithTheErrorLine) {
   EXPECT_THAT(result.log_tail, HasSubstr("error lines:\ncode.c:1:7: error: expected ';'"));
   EXPECT_THAT(read_file(result.log), HasSubstr("code.c:1:7: error"));
   EXPECT_TRUE(fs::exists(result.config));
-  // Failures are not cached: the next attempt builds again.
+  EXPECT_FALSE(result.cache_hit);
+
+  // The same tree fails again without running make; its fixed successor builds.
+  write_file(root_ / "src/code.c", "int main(void) { return 0; }\n");
+  BuildResult again = builder_.build(request_);
+  EXPECT_EQ(again.outcome, BuildOutcome::kBuildFailed);
+  EXPECT_TRUE(again.cache_hit);
+  EXPECT_EQ(again.build_seconds, 0);
+  EXPECT_EQ(again.log_tail, result.log_tail);
+  request_.tree_id = "tree2";
+  EXPECT_TRUE(builder_.build(request_).ok());
+}
+
+TEST_F(BuilderTest, CompilerKilledForMemoryIsAnErrorNotAFailedKernel) {
+  write_file(root_ / "src/code.c", "int main(void) { OOM }\n");
+  try {
+    builder_.build(request_);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("ran out of memory"));
+  }
+  // Nothing was remembered: once memory is back the same tree builds.
   write_file(root_ / "src/code.c", "int main(void) { return 0; }\n");
   EXPECT_TRUE(builder_.build(request_).ok());
 }

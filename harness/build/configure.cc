@@ -46,9 +46,8 @@ bool run_kconfig(const ConfigRequest& request, const std::string& target, Config
   }
   if (run.ok()) return true;
   std::string log = read_file(options.log_file);
-  if (reports_disk_full(log)) {
-    fail("{} failed: no space left on device; free space under {}", describe_command(argv),
-         request.config_dir.string());
+  if (std::string machine = machine_failure(log); !machine.empty()) {
+    fail("{} failed: the kernel build {}", describe_command(argv), machine);
   }
   result.log = options.log_file;
   result.log_tail = summarize_build_log(log);
