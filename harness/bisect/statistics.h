@@ -49,6 +49,12 @@ struct Shift {
 Shift hodges_lehmann(std::span<const double> x, std::span<const double> y,
                      double confidence = 0.95);
 
+// The shift of y against x that makes their kernel density estimates (Gaussian kernel,
+// `bandwidth`) overlap most, i.e. minimises the L2 distance between them: the mode of the
+// smoothed pairwise differences y_j - x_i. Unlike Hodges-Lehmann it aligns the modes of
+// multimodal noise even when the two samples hold the modes in different proportions.
+double kernel_shift(std::span<const double> x, std::span<const double> y, double bandwidth);
+
 // (median(after) - median(before)) / median(before).
 double relative_change(std::span<const double> before, std::span<const double> after);
 

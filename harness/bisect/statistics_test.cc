@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "common/error.h"
+
 namespace kbisect {
 namespace {
 
@@ -88,6 +90,33 @@ TEST(EffectSize, HodgesLehmannWithMosesInterval) {
   EXPECT_NEAR(shift.high, 7.3, 1e-12);
   EXPECT_NEAR(relative_change(std::vector<double>{100, 110, 90}, std::vector<double>{95, 90}),
               -0.075, 1e-12);
+}
+
+// Reference values: the same definition in plain Python (a 1/400-width grid over the smoothed
+// pairwise differences, every peak of at least 5% of the highest climbed by mean shift, the
+// peak with the largest symmetric cross log-likelihood kept).
+TEST(KernelShift, SymmetricDifferencesGiveTheirCentre) {
+  const std::vector<double> x{0, 1, 2}, y{3.5, 4.5, 5.5};
+  EXPECT_NEAR(kernel_shift(x, y, 0.5), 3.5, 1e-9);
+}
+
+TEST(KernelShift, UnimodalSamplesAgreeWithTheReference) {
+  EXPECT_NEAR(kernel_shift(kX, kY, 1.0), 4.4416348612625205, 1e-9);
+  EXPECT_NEAR(hodges_lehmann(kX, kY).estimate, 4.45, 1e-12);  // nearly the same here
+}
+
+TEST(KernelShift, AlignsModesHeldInDifferentProportions) {
+  const std::vector<double> good{0.1, -0.2, 0.05, 0.3, -0.1, 0.0, -0.25, 0.15, 10.1, 9.8};
+  const std::vector<double> bad{1.05, 0.9, 1.2, 0.8, 11.1, 10.9, 11.2, 10.8, 11.0, 10.95};
+  // The largest overlap pairs bad's upper mode with good's lower one (shift ~11); the cross
+  // likelihood sees that bad's lower mode would then have nothing to match.
+  EXPECT_NEAR(kernel_shift(good, bad, 0.3), 0.9977395540690066, 1e-9);
+  EXPECT_NEAR(hodges_lehmann(good, bad).estimate, 1.4, 1e-9);
+}
+
+TEST(KernelShift, RefusesEmptySamplesAndNoBandwidth) {
+  EXPECT_THROW(kernel_shift(std::vector<double>{}, kY, 1.0), Error);
+  EXPECT_THROW(kernel_shift(kX, kY, 0.0), Error);
 }
 
 }  // namespace
