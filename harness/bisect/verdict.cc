@@ -11,13 +11,27 @@ namespace {
 // The heavy tail of the likelihood: this share of samples may be far off. The tail is Cauchy,
 // so the evidence of a sample far from both endpoints fades instead of growing with distance.
 constexpr double kOutlierShare = 0.1;
-constexpr double kOutlierScale = 3;  // in robust sigmas
+constexpr double kOutlierScale = 3;       // in robust sigmas
+constexpr double kBandwidthFactor = 1.2;  // times scale * n^(-1/5); Silverman's is 1.06
 
 std::vector<double> badness_of(std::span<const double> values, Better better) {
   std::vector<double> result;
   result.reserve(values.size());
   for (double v : values) result.push_back(badness(v, better));
   return result;
+}
+
+// Never sharper than a tenth of the shift: identical samples must not give infinite
+// confidence.
+double robust_scale(double scale, double shift) {
+  return std::max({scale, 0.1 * std::fabs(shift), 1e-9});
+}
+
+// Wider than Silverman's rule: with a few dozen samples a narrow kernel leaves gaps that read
+// as evidence.
+double kernel_bandwidth(double scale, size_t samples, double shift) {
+  double rule = kBandwidthFactor * scale * std::pow(static_cast<double>(samples), -0.2);
+  return std::max({rule, 0.05 * std::fabs(shift), 1e-9});
 }
 
 double cauchy(double x, double scale) {
@@ -65,34 +79,34 @@ double EndpointModel::log_likelihood_ratio(double z) const {
 }
 
 EndpointModel fit_endpoints(std::span<const double> good, std::span<const double> bad,
-                            Better better) {
+                            Better better, std::optional<double> noise_scale) {
   auto g = badness_of(good, better), b = badness_of(bad, better);
+  // The spread within each side needs no shift yet; it sets the kernel that finds the shift.
+  const double rough_shift = median(b) - median(g);
+  std::vector<double> within;
+  for (double v : g) within.push_back(v - median(g));
+  for (double v : b) within.push_back(v - median(b));
+  const double within_scale =
+      robust_scale(noise_scale ? *noise_scale : 1.4826 * mad(within), rough_shift);
+  const double shift =
+      kernel_shift(g, b, kernel_bandwidth(within_scale, within.size(), rough_shift));
   EndpointModel model;
-  double shift = hodges_lehmann(g, b).estimate;
   model.shape = g;
   for (double v : b) model.shape.push_back(v - shift);
   model.good_center = median(model.shape);
   model.bad_center = model.good_center + shift;
-  double n = static_cast<double>(model.shape.size());
-  // Never sharper than a tenth of the shift, so identical samples cannot give infinite
-  // confidence.
-  model.scale = std::max({1.4826 * mad(model.shape), 0.1 * std::fabs(shift), 1e-9});
-  // Wider than Silverman's rule: with a few dozen samples a narrow kernel leaves gaps that
-  // read as evidence.
-  model.bandwidth = std::max(1.2 * model.scale * std::pow(n, -0.2), 0.05 * std::fabs(shift));
-  model.bandwidth = std::max(model.bandwidth, 1e-9);
+  model.scale = robust_scale(noise_scale ? *noise_scale : 1.4826 * mad(model.shape), shift);
+  model.bandwidth = kernel_bandwidth(model.scale, model.shape.size(), shift);
   return model;
 }
 
-CommitVerdict classify(std::span<const double> samples, std::span<const double> good,
-                       std::span<const double> bad, Better better, double threshold, bool final) {
+CommitVerdict describe(std::span<const double> samples, std::span<const double> good,
+                       std::span<const double> bad, Better better) {
   CommitVerdict verdict;
   verdict.samples = static_cast<int>(samples.size());
   verdict.good_samples = static_cast<int>(good.size());
   verdict.bad_samples = static_cast<int>(bad.size());
   if (samples.empty() || good.empty() || bad.empty()) return verdict;
-  EndpointModel model = fit_endpoints(good, bad, better);
-  for (double v : samples) verdict.llr += model.log_likelihood_ratio(badness(v, better));
   auto worse = better == Better::kHigher ? Alternative::kLess : Alternative::kGreater;
   auto better_side = better == Better::kHigher ? Alternative::kGreater : Alternative::kLess;
   verdict.p_vs_good = mann_whitney_u(samples, good, worse).p_value;
@@ -100,6 +114,15 @@ CommitVerdict classify(std::span<const double> samples, std::span<const double> 
   double change = relative_change(good, samples);
   verdict.effect = better == Better::kHigher ? -change : change;
   verdict.shift = hodges_lehmann(good, samples);
+  return verdict;
+}
+
+CommitVerdict classify(std::span<const double> samples, std::span<const double> good,
+                       std::span<const double> bad, Better better, double threshold, bool final) {
+  CommitVerdict verdict = describe(samples, good, bad, better);
+  if (samples.empty() || good.empty() || bad.empty()) return verdict;
+  EndpointModel model = fit_endpoints(good, bad, better);
+  for (double v : samples) verdict.llr += model.log_likelihood_ratio(badness(v, better));
   if (verdict.llr >= threshold) {
     verdict.kind = VerdictKind::kBad;
   } else if (verdict.llr <= -threshold) {
@@ -127,9 +150,13 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
     check.kind = VerdictKind::kBad;
     return check;
   }
-  // Only the cap settles "no regression": an early stop on a few unlucky samples would end
-  // a session that more samples would have started.
-  if (!final) return check;
+  // "No regression" before the cap only when the change is confidently below the floor: an
+  // early stop on a few unlucky samples would end a session that more samples would start.
+  // Not before max_samples each: with fewer the interval is the range of the differences and
+  // covers less than it claims.
+  bool below_floor = std::expm1(shift.high) < spec.min_effect &&
+                     std::min(good.size(), bad.size()) >= static_cast<size_t>(spec.max_samples);
+  if (!final && !below_floor) return check;
   check.kind = VerdictKind::kGood;
   check.message = fmt::format(
       "good and bad do not differ: {} median {:.6g} at good (IQR {:.3g}, {} samples), "

@@ -3,6 +3,7 @@
 // which makes multiplicative regressions additive and lognormal noise normal.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,11 +19,12 @@ const char* verdict_name(VerdictKind kind);  // "good", "bad", "undecided", "ski
 // Log-scale "badness" of a metric value: larger is worse.
 double badness(double value, Better better);
 
-// The endpoint distributions as the likelihood model of the search. Bad is modelled as good
-// shifted by the Hodges-Lehmann shift (robust even when a third of the samples sit in another
-// mode); the shape is a kernel density of both endpoints' samples aligned by that shift, so
-// bimodal or skewed noise is modelled as it is. A Cauchy tail keeps one far-off sample (a
-// disturbed boot) from deciding anything.
+// The likelihood model of the search, fitted from samples known to be good and known to be bad
+// (the endpoints; later also every commit the posterior has settled). Bad is modelled as good
+// shifted by the kernel shift (statistics.h: it aligns the modes of multimodal noise even when
+// the two sides hold them in different proportions); the shape is a kernel density of both
+// sides' samples aligned by that shift, so bimodal or skewed noise is modelled as it is. A
+// Cauchy tail keeps one far-off sample (a disturbed boot) from deciding anything.
 struct EndpointModel {
   double good_center = 0;  // median of the aligned samples, at good
   double bad_center = 0;   // good_center + shift
@@ -32,12 +34,14 @@ struct EndpointModel {
   // log f_bad(value) - log f_good(value).
   double log_likelihood_ratio(double value_badness) const;
 };
+// `noise_scale`: the spread of the noise (badness units) when known from more than these
+// samples (posterior.h estimates it from the repeats of every commit); else from these.
 EndpointModel fit_endpoints(std::span<const double> good, std::span<const double> bad,
-                            Better better);
+                            Better better, std::optional<double> noise_scale = std::nullopt);
 
 struct CommitVerdict {
   VerdictKind kind = VerdictKind::kUndecided;
-  double llr = 0;        // summed log likelihood ratio, bad vs good; > 0 leans bad
+  double llr = 0;        // log likelihood ratio of its samples, bad vs good; > 0 leans bad
   double p_vs_good = 1;  // Mann-Whitney U, one-sided: worse than good
   double p_vs_bad = 1;   // Mann-Whitney U, one-sided: better than bad
   double effect = 0;     // relative change of the median against good's, > 0 is worse
@@ -47,13 +51,20 @@ struct CommitVerdict {
   int bad_samples = 0;
 };
 
-// Sequential decision: bad once llr >= threshold, good once llr <= -threshold, undecided in
-// between; `final` forces the nearer side (the sample cap is reached).
+// The evidence about one commit against the endpoints: rank tests, effect and shift against
+// good, sample counts. No decision (kind undecided) and no llr: the strategy's model has those.
+CommitVerdict describe(std::span<const double> samples, std::span<const double> good,
+                       std::span<const double> bad, Better better);
+
+// One commit decided against the endpoint model: bad once its llr >= threshold, good once
+// llr <= -threshold, undecided in between; `final` forces the nearer side (no more samples).
 CommitVerdict classify(std::span<const double> samples, std::span<const double> good,
                        std::span<const double> bad, Better better, double threshold, bool final);
 
 // Good vs bad before the search: bad must be worse by at least min_effect with a one-sided
-// Mann-Whitney p <= alpha. kUndecided means more samples may still settle it.
+// Mann-Whitney p <= alpha. kGood ("no regression") once the change is confidently below
+// min_effect (with max_samples a side at least), or at the cap (`final`). kUndecided means
+// more samples may still settle it.
 struct EndpointCheck {
   VerdictKind kind = VerdictKind::kUndecided;  // kBad: a regression to bisect; kGood: none
   double p_value = 1;

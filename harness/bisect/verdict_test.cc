@@ -28,16 +28,35 @@ TEST(Verdict, OneOutlierDoesNotDecide) {
   EXPECT_LT(dip, typical / 4);
 }
 
+TEST(Verdict, DescribesACommitAgainstTheEndpoints) {
+  CommitVerdict bad = describe(std::vector<double>{90.2, 89.8, 90.6}, kGood, kBad, Better::kHigher);
+  EXPECT_EQ(bad.kind, VerdictKind::kUndecided);  // the strategy decides
+  EXPECT_NEAR(bad.effect, 0.098, 0.005);
+  EXPECT_LT(bad.p_vs_good, 0.01);
+  EXPECT_GT(bad.p_vs_bad, 0.1);
+  EXPECT_LT(bad.shift.estimate, -9);
+  EXPECT_EQ(bad.samples, 3);
+  EXPECT_EQ(bad.good_samples, 8);
+  EXPECT_EQ(bad.bad_samples, 8);
+
+  CommitVerdict good =
+      describe(std::vector<double>{100.3, 99.7, 100.8}, kGood, kBad, Better::kHigher);
+  EXPECT_LT(good.p_vs_bad, 0.01);
+  EXPECT_GT(good.p_vs_good, 0.1);
+  EXPECT_NEAR(good.effect, 0.0, 0.005);
+
+  CommitVerdict none = describe(std::vector<double>{}, kGood, kBad, Better::kHigher);
+  EXPECT_EQ(none.samples, 0);
+  EXPECT_DOUBLE_EQ(none.p_vs_good, 1);
+}
+
 TEST(Verdict, ClassifiesGoodBadAndUndecided) {
   const double threshold = 6;
   CommitVerdict bad = classify(std::vector<double>{90.2, 89.8, 90.6}, kGood, kBad, Better::kHigher,
                                threshold, false);
   EXPECT_EQ(bad.kind, VerdictKind::kBad);
-  EXPECT_NEAR(bad.effect, 0.098, 0.005);
-  EXPECT_LT(bad.p_vs_good, 0.01);
-  EXPECT_GT(bad.p_vs_bad, 0.1);
+  EXPECT_GT(bad.llr, threshold);
   EXPECT_EQ(bad.samples, 3);
-  EXPECT_EQ(bad.good_samples, 8);
 
   CommitVerdict good = classify(std::vector<double>{100.3, 99.7, 100.8}, kGood, kBad,
                                 Better::kHigher, threshold, false);
@@ -56,10 +75,27 @@ TEST(Verdict, LowerIsBetterMetrics) {
   // Latency: the regression makes values larger.
   std::vector<double> good{10.0, 10.1, 9.9, 10.2, 9.8};
   std::vector<double> bad{12.0, 12.1, 11.9, 12.2, 11.8};
-  CommitVerdict verdict =
-      classify(std::vector<double>{12.05, 11.95}, good, bad, Better::kLower, 4, false);
-  EXPECT_EQ(verdict.kind, VerdictKind::kBad);
+  CommitVerdict verdict = describe(std::vector<double>{12.05, 11.95}, good, bad, Better::kLower);
   EXPECT_GT(verdict.effect, 0.15);
+  EXPECT_LT(verdict.p_vs_good, 0.1);
+  EndpointModel model = fit_endpoints(good, bad, Better::kLower);
+  EXPECT_GT(model.log_likelihood_ratio(badness(12.05, Better::kLower)), 0);
+  EXPECT_LT(model.log_likelihood_ratio(badness(10.05, Better::kLower)), 0);
+}
+
+// Noise with a second mode at 0.8x: good holds it in 2 of 10 samples, bad (10% worse) in 6 of
+// 10. A median of differences lands between the modes; the model must align mode with mode.
+TEST(Verdict, ModelAlignsTheModesOfBimodalNoise) {
+  std::vector<double> good{100.2, 99.1, 101.0, 100.5, 99.6, 100.9, 99.8, 100.1, 80.3, 79.6};
+  std::vector<double> bad;
+  for (double v : {100.1, 99.7, 100.6, 99.9, 80.2, 79.8, 80.5, 79.9, 80.1, 80.4}) {
+    bad.push_back(0.9 * v);
+  }
+  EndpointModel model = fit_endpoints(good, bad, Better::kHigher);
+  EXPECT_NEAR(model.bad_center - model.good_center, std::log(1 / 0.9), 0.01);
+  // A sample in good's second mode is good, not "between good and bad".
+  EXPECT_LT(model.log_likelihood_ratio(badness(80.0, Better::kHigher)), 0);
+  EXPECT_GT(model.log_likelihood_ratio(badness(72.0, Better::kHigher)), 0);
 }
 
 TEST(Verdict, EndpointsMustDifferInTheConfiguredDirection) {
@@ -87,6 +123,29 @@ TEST(Verdict, EndpointsMustDifferInTheConfiguredDirection) {
   std::vector<double> few_good{100, 104, 98}, few_bad{95, 99, 93};
   EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, false).kind, VerdictKind::kUndecided);
   EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, true).kind, VerdictKind::kGood);
+}
+
+TEST(Verdict, NoRegressionBeforeTheCapOnlyWhenConfidentlyBelowTheFloor) {
+  MetricSpec metric;
+  metric.name = "read.iops";
+  BisectSpec spec;  // min_effect 3%, max_samples 10
+  std::vector<double> good, same;
+  for (int i = 0; i < 12; ++i) {
+    good.push_back(100 + 0.5 * ((i * 7) % 5 - 2));
+    same.push_back(100 + 0.5 * ((i * 3) % 5 - 2));
+  }
+  // Twelve samples a side within +-1%: any change is well below 3%.
+  EndpointCheck flat = check_endpoints(good, same, metric, spec, false);
+  EXPECT_EQ(flat.kind, VerdictKind::kGood) << flat.p_value << " " << flat.effect;
+  // The same spread with fewer samples than max_samples waits for more.
+  std::vector<double> fewer_good(good.begin(), good.begin() + 6),
+      fewer(same.begin(), same.begin() + 6);
+  EXPECT_EQ(check_endpoints(fewer_good, fewer, metric, spec, false).kind, VerdictKind::kUndecided);
+  // A change that may still be as large as the floor is not given up on before the cap.
+  std::vector<double> noisy_good{100, 108, 93, 104, 97, 110, 91, 102, 99, 106, 95, 101};
+  std::vector<double> noisy_bad{99, 107, 92, 103, 96, 109, 90, 101, 98, 105, 94, 100};
+  EXPECT_EQ(check_endpoints(noisy_good, noisy_bad, metric, spec, false).kind,
+            VerdictKind::kUndecided);
 }
 
 }  // namespace
