@@ -13,24 +13,6 @@ bool counted(const CommitNode& node) {
   return node.touches_paths;
 }
 
-// Everything `start` reaches inside the graph, itself included.
-std::vector<bool> reachable(const CommitGraph& graph, int start) {
-  std::vector<bool> seen(graph.nodes.size(), false);
-  std::vector<int> todo{start};
-  seen[start] = true;
-  while (!todo.empty()) {
-    int node = todo.back();
-    todo.pop_back();
-    for (int parent : graph.nodes[node].parents) {
-      if (!seen[parent]) {
-        seen[parent] = true;
-        todo.push_back(parent);
-      }
-    }
-  }
-  return seen;
-}
-
 int count_distance(const CommitGraph& graph, int start) {
   auto seen = reachable(graph, start);
   int count = 0;
@@ -219,6 +201,23 @@ Midpoint choose_midpoint(const CommitGraph& graph, const std::set<std::string>& 
     return result;
   }
   return found_or_test(skip_away(filtered), tried);
+}
+
+std::vector<bool> reachable(const CommitGraph& graph, int start) {
+  std::vector<bool> seen(graph.nodes.size(), false);
+  std::vector<int> todo{start};
+  seen[start] = true;
+  while (!todo.empty()) {
+    int node = todo.back();
+    todo.pop_back();
+    for (int parent : graph.nodes[node].parents) {
+      if (!seen[parent]) {
+        seen[parent] = true;
+        todo.push_back(parent);
+      }
+    }
+  }
+  return seen;
 }
 
 Subgraph restrict_candidates(const CommitGraph& graph, int bad, const std::vector<int>& goods) {

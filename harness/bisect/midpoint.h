@@ -33,6 +33,9 @@ Midpoint choose_midpoint(const CommitGraph& graph, const std::set<std::string>& 
 // not touch the paths are traversed but not counted).
 std::vector<int> reach_counts(const CommitGraph& graph);
 
+// Everything `start` reaches inside the graph (its ancestors among the nodes), itself included.
+std::vector<bool> reachable(const CommitGraph& graph, int start);
+
 // The candidates of `bad ^goods...` inside `graph`, in the same order; `original` maps the new
 // indexes to the old ones. bad becomes nodes[0].
 struct Subgraph {

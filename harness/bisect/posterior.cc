@@ -1,0 +1,132 @@
+#include "bisect/posterior.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "bisect/midpoint.h"
+#include "bisect/statistics.h"
+
+namespace kbisect {
+namespace {
+
+// The evidence of a failure that counts as bad (boot_failure_is_bad): as good as certain.
+constexpr double kCertainLlr = 50;
+
+// Posterior of each culprit from the per-commit evidence: log P(c) = sum of the llr of the
+// commits that reach c, normalised over the candidates (uniform prior over counted commits).
+void spread_evidence(const CommitGraph& graph, const std::vector<std::vector<bool>>& reach,
+                     CulpritPosterior& posterior) {
+  const size_t n = graph.nodes.size();
+  std::vector<double> log_post(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (posterior.llr[i] == 0) continue;
+    for (size_t c = 0; c < n; ++c) {
+      if (reach[i][c]) log_post[c] += posterior.llr[i];
+    }
+  }
+  double top = -HUGE_VAL;
+  for (size_t c = 0; c < n; ++c) {
+    if (graph.nodes[c].touches_paths) top = std::max(top, log_post[c]);
+  }
+  posterior.culprit.assign(n, 0);
+  double sum = 0;
+  for (size_t c = 0; c < n; ++c) {
+    if (!graph.nodes[c].touches_paths) continue;
+    posterior.culprit[c] = std::exp(log_post[c] - top);
+    sum += posterior.culprit[c];
+  }
+  posterior.most_likely = 0;
+  for (size_t c = 0; c < n; ++c) {
+    posterior.culprit[c] /= sum;
+    if (posterior.culprit[c] > posterior.culprit[posterior.most_likely]) {
+      posterior.most_likely = static_cast<int>(c);
+    }
+  }
+  posterior.bad.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t c = 0; c < n; ++c) {
+      if (reach[i][c]) posterior.bad[i] += posterior.culprit[c];
+    }
+    posterior.bad[i] = std::min(posterior.bad[i], 1.0);
+  }
+}
+
+// The noise as the repeats of one commit show it, whatever side the commit is on: the median
+// distance between two samples of the same commit (endpoints included), scaled to a normal
+// sigma (|x - y| of two normal samples has median 0.6745 sqrt(2) sigma). Every visit adds to
+// it from the start, where the endpoints alone may by chance sit close together.
+std::optional<double> repeat_scale(const PosteriorInput& input) {
+  std::vector<double> distances;
+  auto add = [&](std::span<const double> values) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      for (size_t j = i + 1; j < values.size(); ++j) {
+        distances.push_back(
+            std::fabs(badness(values[i], input.better) - badness(values[j], input.better)));
+      }
+    }
+  };
+  add(input.good);
+  for (const auto& values : input.samples) add(values);
+  if (distances.empty()) return std::nullopt;
+  return median(distances) / (0.6745 * std::sqrt(2.0));
+}
+
+void evaluate(const PosteriorInput& input, const std::vector<std::vector<bool>>& reach,
+              CulpritPosterior& posterior) {
+  const size_t n = input.graph->nodes.size();
+  posterior.llr.assign(n, 0);
+  for (size_t i = 1; i < n; ++i) {
+    for (double v : input.samples[i]) {
+      posterior.llr[i] += posterior.model.log_likelihood_ratio(badness(v, input.better));
+    }
+    if (input.counted_bad[i]) posterior.llr[i] += kCertainLlr;
+  }
+  spread_evidence(*input.graph, reach, posterior);
+}
+
+}  // namespace
+
+std::vector<std::vector<bool>> reach_matrix(const CommitGraph& graph) {
+  std::vector<std::vector<bool>> reach;
+  reach.reserve(graph.nodes.size());
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    reach.push_back(reachable(graph, static_cast<int>(i)));
+  }
+  return reach;
+}
+
+CulpritPosterior culprit_posterior(const PosteriorInput& input,
+                                   const std::vector<std::vector<bool>>& reach, int rounds,
+                                   double settled) {
+  CulpritPosterior posterior;
+  const std::optional<double> noise = repeat_scale(input);
+  posterior.model = fit_endpoints(input.good, input.samples[0], input.better, noise);
+  evaluate(input, reach, posterior);
+  std::vector<int> sides(input.samples.size(), 0);
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<double> good(input.good.begin(), input.good.end());
+    std::vector<double> bad = input.samples[0];
+    std::vector<int> side(input.samples.size(), 0);  // -1 settled good, 1 settled bad
+    for (size_t i = 1; i < input.samples.size(); ++i) {
+      const auto& values = input.samples[i];
+      if (values.empty()) continue;
+      if (posterior.bad[i] <= settled) {
+        good.insert(good.end(), values.begin(), values.end());
+        side[i] = -1;
+      } else if (posterior.bad[i] >= 1 - settled) {
+        bad.insert(bad.end(), values.begin(), values.end());
+        side[i] = 1;
+      }
+    }
+    if (side == sides) break;  // the same pool gives the same model
+    sides = side;
+    posterior.pooled =
+        static_cast<int>(std::count_if(side.begin(), side.end(), [](int s) { return s != 0; }));
+    posterior.model = fit_endpoints(good, bad, input.better, noise);
+    evaluate(input, reach, posterior);
+  }
+  return posterior;
+}
+
+}  // namespace kbisect
