@@ -128,6 +128,7 @@ class Session {
       state_.samples[i] = samples_of(id);
       auto failure = failures_.find(resolve(id));
       state_.failed[i] = failure != failures_.end() && !counts_as_bad(failure->second);
+      state_.counted_bad[i] = failure != failures_.end() && counts_as_bad(failure->second);
     }
     for (const std::string& endpoint : {input_.good, input_.graph->nodes[0].id}) {
       auto failure = failures_.find(resolve(endpoint));

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "bisect/posterior.h"
 #include "bisect/sim_runner.h"
 #include "bisect/test_graphs.h"
 #include "common/error.h"
@@ -84,6 +85,44 @@ TEST(Session, ClearConfirmationStopsEarly) {
   for (const auto& [commit, count] : confirm_samples) {
     EXPECT_GE(count, 4) << commit;
     EXPECT_LE(count, 5) << commit;
+  }
+}
+
+// What `kbisect log` and `git bisect replay` rest on: every measured commit gets one verdict
+// in the search, the culprit's comes last, and the sides agree with the culprit.
+TEST(Session, EveryMeasuredCommitGetsAVerdictTheCulpritLast) {
+  for (const CommitGraph& graph : {linear_graph(40), testing::merge_graph()}) {
+    const int culprit = graph.nodes.size() > 30 ? 17 : 11;
+    SimMeasurer sim(graph, good_id(), regression_at(graph, culprit, 0.9, 0.03));
+    SessionInput input = input_for(graph);
+    input.confirm = false;
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+    ASSERT_EQ(result.culprit, fake_id(culprit));
+    std::map<std::string, int> samples;
+    std::vector<std::pair<std::string, CommitVerdict>> verdicts;
+    for (const auto& entry : journal.replay()) {
+      if (entry.kind == JournalEntry::Kind::kSample) ++samples[entry.commit];
+      if (entry.kind == JournalEntry::Kind::kVerdict)
+        verdicts.emplace_back(entry.commit, entry.verdict);
+    }
+    samples.erase(good_id());
+    samples.erase(fake_id(0));
+    ASSERT_EQ(verdicts.size(), samples.size());
+    EXPECT_EQ(result.steps, static_cast<int>(samples.size()));
+    EXPECT_EQ(verdicts.back().first, fake_id(culprit));
+    const auto reach = reach_matrix(graph);
+    for (const auto& [commit, verdict] : verdicts) {
+      SCOPED_TRACE(commit);
+      int node = 0;
+      while (graph.nodes[node].id != commit) ++node;
+      EXPECT_EQ(verdict.kind, reach[node][culprit] ? VerdictKind::kBad : VerdictKind::kGood);
+      EXPECT_EQ(verdict.samples, samples[commit]);
+      EXPECT_GE(verdict.samples, input.spec.min_samples);  // visits are completed
+      EXPECT_GT(verdict.good_samples, 0);
+      EXPECT_EQ(verdict.llr > 0, verdict.kind == VerdictKind::kBad);
+    }
   }
 }
 
@@ -322,6 +361,23 @@ TEST(Session, UnknownStrategyAndBadConfidenceAreErrors) {
   MetricSpec metric;
   EXPECT_THROW(make_strategy("fast", spec, metric), Error);
   EXPECT_THROW(make_strategy("bayes", spec, metric, 1.5), Error);
+  EXPECT_THROW(make_strategy("adaptive", spec, metric, 0.3), Error);
+}
+
+// The same samples up to the point where the less demanding search stops: it is a prefix.
+TEST(Session, AdaptiveStopsAtItsConfidence) {
+  CommitGraph graph = linear_graph(40);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 23, 0.9, 0.07));
+  SessionInput input = input_for(graph);
+  input.confirm = false;
+  auto samples_at = [&](double confidence) {
+    MemoryJournal journal;
+    SessionResult result = run_session(
+        input, *make_strategy("adaptive", input.spec, input.metric, confidence), sim, journal);
+    EXPECT_EQ(result.culprit, fake_id(23)) << confidence;
+    return result.samples;
+  };
+  EXPECT_LT(samples_at(0.9), samples_at(0.999));
 }
 
 }  // namespace

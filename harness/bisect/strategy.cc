@@ -6,6 +6,7 @@
 #include <set>
 
 #include "bisect/midpoint.h"
+#include "bisect/posterior.h"
 #include "common/error.h"
 
 namespace kbisect {
@@ -53,13 +54,6 @@ int counted_candidates(const CommitGraph& graph) {
   int count = 0;
   for (const auto& node : graph.nodes) count += node.touches_paths;
   return count;
-}
-
-// The SPRT threshold: a per-step error rate of alpha / steps keeps the whole search near
-// alpha.
-double adaptive_threshold(const BisectSpec& spec, int candidates) {
-  double steps = std::max(1.0, std::ceil(std::log2(candidates + 1.0)));
-  return std::log(steps / std::max(spec.alpha, 1e-9));
 }
 
 // How a git-like search decides on endpoints and on one commit; the search itself is shared.
@@ -126,46 +120,13 @@ Action sequential_endpoint_phase(const SearchState& state, const BisectSpec& spe
   if (have < first || state.good.size() != state.of(0).size()) {
     return measure_endpoints_to(state, std::max(first, have + 1));
   }
-  // Everything rests on the endpoints: they may take three times the per-commit cap.
-  bool final = have >= static_cast<size_t>(3 * std::max(spec.max_samples, spec.min_samples));
+  // Everything rests on the endpoints: they may take five times the per-commit cap before
+  // "no regression" (earlier only when the change is confidently below the floor).
+  bool final = have >= static_cast<size_t>(5 * std::max(spec.max_samples, spec.min_samples));
   EndpointCheck check = check_endpoints(state.good, state.of(0), metric, spec, final);
   if (check.kind == VerdictKind::kUndecided) return measure_endpoints_to(state, have + 1);
   return endpoint_result(check);
 }
-
-class AdaptiveStrategy : public GitLikeStrategy {
- public:
-  using GitLikeStrategy::GitLikeStrategy;
-
- protected:
-  Action endpoint_phase(const SearchState& state) const override {
-    return sequential_endpoint_phase(state, spec_, metric_);
-  }
-
-  // One more sample of each endpoint per decided commit, interleaved with the search, up to
-  // twice the per-commit cap: every verdict rests on them, and drift shows up in them as it
-  // happens.
-  size_t endpoint_samples_during_search(const SearchState& state) const override {
-    size_t start = std::min(state.good.size(), state.of(0).size());
-    size_t wanted = static_cast<size_t>(std::max(spec_.min_samples, 1)) + state.verdicts.size();
-    size_t cap = static_cast<size_t>(2 * std::max(spec_.max_samples, spec_.min_samples));
-    return std::min(std::max(start, std::min(wanted, cap)), std::max(start, cap));
-  }
-
-  Action decide(const SearchState& state, int commit) const override {
-    const auto& samples = state.of(commit);
-    size_t n = samples.size();
-    if (n < static_cast<size_t>(spec_.min_samples)) {
-      return measure(commit, spec_.min_samples - static_cast<int>(n));
-    }
-    bool final = n >= static_cast<size_t>(spec_.max_samples);
-    double threshold = adaptive_threshold(spec_, counted_candidates(*state.graph));
-    CommitVerdict verdict =
-        classify(samples, state.good, state.of(0), metric_.better, threshold, final);
-    if (verdict.kind == VerdictKind::kUndecided) return measure(commit);
-    return verdict_action(commit, verdict);
-  }
-};
 
 class ClassicStrategy : public GitLikeStrategy {
  public:
@@ -289,102 +250,180 @@ class PinpointStrategy : public GitLikeStrategy {
   }
 };
 
-// Evidence that a commit is bad when a failure was counted as bad (boot_failure_is_bad).
-constexpr double kCertainLlr = 50;
-
-class BayesStrategy : public Strategy {
+// What the posterior strategies share: the culprit posterior of the current state, the visit
+// that splits it best, the end of the search and the verdicts it leaves behind.
+class PosteriorStrategy : public Strategy {
  public:
-  BayesStrategy(BisectSpec spec, MetricSpec metric, double confidence)
+  PosteriorStrategy(BisectSpec spec, MetricSpec metric, double confidence, const char* name)
       : spec_(spec), metric_(metric), confidence_(confidence) {
     if (!(confidence > 0.5 && confidence < 1)) {
-      fail("bayes --confidence {} is out of range; use a value between 0.5 and 1, e.g. 0.95",
+      fail("{} --confidence {} is out of range; use a value between 0.5 and 1, e.g. 0.999", name,
            confidence);
     }
   }
 
-  Action next(const SearchState& state) const override {
-    if (!state.endpoints_verified) return sequential_endpoint_phase(state, spec_, metric_);
+ protected:
+  struct View {
+    std::vector<std::vector<bool>> reach;
+    CulpritPosterior posterior;
+  };
+
+  View view(const SearchState& state, int pooling_rounds) const {
+    View view;
+    view.reach = reach_matrix(*state.graph);
+    PosteriorInput input;
+    input.graph = state.graph;
+    input.good = state.good;
+    input.samples = state.samples;
+    input.counted_bad = state.counted_bad;
+    input.better = metric_.better;
+    view.posterior = culprit_posterior(input, view.reach, pooling_rounds, kSettled);
+    return view;
+  }
+
+  // Confident, or out of samples: the search is over.
+  bool finished(const SearchState& state, const CulpritPosterior& posterior) const {
+    return posterior.culprit[posterior.most_likely] >= confidence_ ||
+           state.total_samples() >= budget(*state.graph);
+  }
+
+  // The measurable commit whose P(bad) is nearest 1/2; -1 when none moves the posterior (only
+  // skipped commits stand between the likely culprits).
+  int best_split(const SearchState& state, const CulpritPosterior& posterior) const {
     const CommitGraph& graph = *state.graph;
-    const int n = static_cast<int>(graph.nodes.size());
-    // Endpoints grow with the number of commits looked at.
-    int looked_at = 0;
-    for (int i = 1; i < n; ++i) looked_at += !state.of(i).empty();
-    size_t target = std::min<size_t>(static_cast<size_t>(spec_.min_samples + looked_at),
-                                     static_cast<size_t>(2 * spec_.max_samples));
-    target = std::max(target, std::min(state.good.size(), state.of(0).size()));
-    if (!endpoints_have(state, target)) return measure_endpoints_to(state, target);
-
-    std::vector<std::vector<int>> reach(n);  // per node: the candidates it reaches
-    for (int i = 0; i < n; ++i) reach[i] = restrict_candidates(graph, i, {}).original;
-    std::vector<double> posterior = culprit_posterior(state, reach);
-    int best =
-        static_cast<int>(std::max_element(posterior.begin(), posterior.end()) - posterior.begin());
-    if (posterior[best] >= confidence_) return done(SearchOutcome::kFound, best);
-    if (state.total_samples() >= budget(graph)) return done(SearchOutcome::kFound, best);
-
-    // P(commit is bad) = the mass of culprits it reaches; measure the one nearest to 1/2.
     int pick = -1;
     double pick_distance = 2;
-    for (int i = 1; i < n; ++i) {
-      if (state.failed[i] || !graph.nodes[i].touches_paths) continue;
-      double p_bad = 0;
-      for (int c : reach[i]) p_bad += posterior[c];
-      double d = std::fabs(p_bad - 0.5);
-      if (d < pick_distance - 1e-12) pick = i, pick_distance = d;
+    for (size_t i = 1; i < graph.nodes.size(); ++i) {
+      if (state.failed[i] || state.counted_bad[i] || !graph.nodes[i].touches_paths) continue;
+      double distance = std::fabs(posterior.bad[i] - 0.5);
+      if (distance < pick_distance - 1e-12) pick = static_cast<int>(i), pick_distance = distance;
     }
-    if (pick < 0) {
-      std::vector<int> candidates;
-      for (int i = 0; i < n; ++i) {
-        if (posterior[i] > (1 - confidence_) / n) candidates.push_back(i);
-      }
-      return done(SearchOutcome::kOnlySkipped, -1, candidates);
-    }
-    return measure(pick);
+    if (pick >= 0 && 0.5 - pick_distance < (1 - confidence_) / 10) return -1;
+    return pick;
   }
 
- private:
-  std::vector<double> culprit_posterior(const SearchState& state,
-                                        const std::vector<std::vector<int>>& reach) const {
-    const CommitGraph& graph = *state.graph;
-    const int n = static_cast<int>(graph.nodes.size());
-    EndpointModel model = fit_endpoints(state.good, state.of(0), metric_.better);
-    std::vector<double> log_post(n, 0);
-    for (int i = 1; i < n; ++i) {
-      double llr = 0;
-      for (double v : state.of(i)) llr += model.log_likelihood_ratio(badness(v, metric_.better));
-      for (const auto& [commit, verdict] : state.verdicts) {
-        if (commit == i && verdict.kind == VerdictKind::kBad) llr += kCertainLlr;
-      }
-      if (llr == 0) continue;
-      // A bad commit means the culprit is among what it reaches; good means it is not.
-      std::vector<bool> reached(n, false);
-      for (int c : reach[i]) reached[c] = true;
-      for (int c = 0; c < n; ++c) log_post[c] += reached[c] ? llr / 2 : -llr / 2;
+  Action only_skipped(const CulpritPosterior& posterior) const {
+    std::vector<int> candidates;
+    const double n = static_cast<double>(posterior.culprit.size());
+    for (size_t c = 0; c < posterior.culprit.size(); ++c) {
+      if (posterior.culprit[c] > (1 - confidence_) / n) candidates.push_back(static_cast<int>(c));
     }
-    std::vector<double> posterior(n, 0);
-    double top = -1e300;
-    for (int c = 0; c < n; ++c) {
-      if (graph.nodes[c].touches_paths) top = std::max(top, log_post[c]);
-    }
-    double sum = 0;
-    for (int c = 0; c < n; ++c) {
-      if (!graph.nodes[c].touches_paths) continue;
-      posterior[c] = std::exp(log_post[c] - top);
-      sum += posterior[c];
-    }
-    for (double& p : posterior) p /= sum;
-    return posterior;
+    return done(SearchOutcome::kOnlySkipped, -1, std::move(candidates));
   }
 
-  // A safety net: never more than the cap for every step git would need, plus the endpoints.
-  int budget(const CommitGraph& graph) const {
-    int steps = static_cast<int>(std::ceil(std::log2(counted_candidates(graph) + 1))) + 2;
-    return (steps + 4) * std::max(spec_.max_samples, spec_.min_samples);
+  // The end: a verdict for every measured commit that has none yet, the answer's last (git
+  // bisect replay takes the last bad mark for the first bad commit), then the answer.
+  Action conclude(const SearchState& state, const View& view) const {
+    const int answer = view.posterior.most_likely;
+    const int n = static_cast<int>(state.graph->nodes.size());
+    std::vector<int> order;
+    for (int i = 1; i < n; ++i) {
+      if (i != answer) order.push_back(i);
+    }
+    if (answer != 0) order.push_back(answer);
+    for (int i : order) {
+      if (state.of(i).empty() || has_verdict(state, i)) continue;
+      return verdict_action(i, verdict_for(state, view, i));
+    }
+    return done(SearchOutcome::kFound, answer);
+  }
+
+  // Samples each endpoint should have by now: min_samples and one more per
+  // `visits_per_sample` commits visited, up to `cap`; never fewer than both already have.
+  size_t endpoint_target(const SearchState& state, int visits_per_sample, int cap) const {
+    int visited = 0;
+    for (size_t i = 1; i < state.samples.size(); ++i) visited += !state.samples[i].empty();
+    size_t wanted =
+        static_cast<size_t>(std::max(spec_.min_samples, 1) + visited / visits_per_sample);
+    size_t target = std::min(wanted, static_cast<size_t>(std::max(cap, 1)));
+    return std::max(target, std::min(state.good.size(), state.of(0).size()));
   }
 
   BisectSpec spec_;
   MetricSpec metric_;
   double confidence_;
+
+ private:
+  // A commit is settled enough to refit the model from once P(its side) is this close to 1.
+  static constexpr double kSettled = 0.01;
+
+  static bool has_verdict(const SearchState& state, int commit) {
+    return std::any_of(state.verdicts.begin(), state.verdicts.end(),
+                       [&](const auto& verdict) { return verdict.first == commit; });
+  }
+
+  // The side the answer puts the commit on, decided once the posterior holds it with the
+  // requested confidence; its own evidence as it stands.
+  CommitVerdict verdict_for(const SearchState& state, const View& view, int commit) const {
+    CommitVerdict verdict = describe(state.of(commit), state.good, state.of(0), metric_.better);
+    verdict.llr = view.posterior.llr[commit];
+    const bool bad = view.reach[commit][view.posterior.most_likely];
+    const double p_side = bad ? view.posterior.bad[commit] : 1 - view.posterior.bad[commit];
+    if (p_side >= confidence_) verdict.kind = bad ? VerdictKind::kBad : VerdictKind::kGood;
+    return verdict;
+  }
+
+  // A safety net against a search that cannot settle (noise as large as the regression, or
+  // no single culprit): three times the per-commit cap for every step git would need and three
+  // more, endpoints included (300 samples for 64 candidates, 10 per commit).
+  int budget(const CommitGraph& graph) const {
+    int steps = static_cast<int>(std::ceil(std::log2(counted_candidates(graph) + 1)));
+    return 3 * (steps + 3) * std::max(spec_.max_samples, spec_.min_samples);
+  }
+};
+
+// The default. Visits of min_samples go where they split the culprit probability best; a
+// visit once begun is completed before anything is concluded; the likelihood model is refitted
+// from every settled commit; the endpoints are re-measured, interleaved with the search, up to
+// max_samples.
+class AdaptiveStrategy : public PosteriorStrategy {
+ public:
+  AdaptiveStrategy(BisectSpec spec, MetricSpec metric, double confidence)
+      : PosteriorStrategy(spec, metric, confidence, "adaptive") {}
+
+  Action next(const SearchState& state) const override {
+    if (!state.endpoints_verified) return sequential_endpoint_phase(state, spec_, metric_);
+    const CommitGraph& graph = *state.graph;
+    const size_t visit = static_cast<size_t>(std::max(spec_.min_samples, 1));
+    for (size_t i = 1; i < graph.nodes.size(); ++i) {
+      size_t have = state.samples[i].size();
+      if (have > 0 && have < visit) {
+        return measure(static_cast<int>(i), static_cast<int>(visit - have));
+      }
+    }
+    View current = view(state, kPoolingRounds);
+    if (finished(state, current.posterior)) return conclude(state, current);
+    // One more sample of each endpoint per two commits visited, up to max_samples.
+    size_t endpoints = endpoint_target(state, 2, spec_.max_samples);
+    if (!endpoints_have(state, endpoints)) return measure_endpoints_to(state, endpoints);
+    int pick = best_split(state, current.posterior);
+    if (pick < 0) return only_skipped(current.posterior);
+    return measure(pick, static_cast<int>(visit - std::min(visit, state.of(pick).size())));
+  }
+
+ private:
+  // Refits of the model per step: the second picks up what the first one settled.
+  static constexpr int kPoolingRounds = 2;
+};
+
+// Probabilistic bisection in its plain form (comparison): one sample at a time where it splits
+// best, the model from the endpoints alone.
+class BayesStrategy : public PosteriorStrategy {
+ public:
+  BayesStrategy(BisectSpec spec, MetricSpec metric, double confidence)
+      : PosteriorStrategy(spec, metric, confidence, "bayes") {}
+
+  Action next(const SearchState& state) const override {
+    if (!state.endpoints_verified) return sequential_endpoint_phase(state, spec_, metric_);
+    // Endpoints grow with the number of commits looked at.
+    size_t target = endpoint_target(state, 1, 2 * spec_.max_samples);
+    if (!endpoints_have(state, target)) return measure_endpoints_to(state, target);
+    View current = view(state, 0);
+    if (finished(state, current.posterior)) return conclude(state, current);
+    int pick = best_split(state, current.posterior);
+    if (pick < 0) return only_skipped(current.posterior);
+    return measure(pick);
+  }
 };
 
 }  // namespace
@@ -392,7 +431,8 @@ class BayesStrategy : public Strategy {
 SearchState::SearchState(const CommitGraph& candidates)
     : graph(&candidates),
       samples(candidates.nodes.size()),
-      failed(candidates.nodes.size(), false) {}
+      failed(candidates.nodes.size(), false),
+      counted_bad(candidates.nodes.size(), false) {}
 
 const std::vector<double>& SearchState::of(int commit) const {
   return commit == kGoodEndpoint ? good : samples.at(static_cast<size_t>(commit));
@@ -410,11 +450,15 @@ const std::vector<std::string>& strategy_names() {
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const BisectSpec& spec,
-                                        const MetricSpec& metric, double confidence) {
+                                        const MetricSpec& metric,
+                                        std::optional<double> confidence) {
   if (name == "adaptive") {
-    return std::make_unique<AdaptiveStrategy>(spec, metric);
+    return std::make_unique<AdaptiveStrategy>(spec, metric,
+                                              confidence.value_or(kAdaptiveConfidence));
   }
-  if (name == "bayes") return std::make_unique<BayesStrategy>(spec, metric, confidence);
+  if (name == "bayes") {
+    return std::make_unique<BayesStrategy>(spec, metric, confidence.value_or(kBayesConfidence));
+  }
   if (name == "classic") return std::make_unique<ClassicStrategy>(spec, metric);
   if (name == "lkp") return std::make_unique<LkpStrategy>(spec, metric);
   if (name == "pinpoint") return std::make_unique<PinpointStrategy>(spec, metric);

@@ -3,19 +3,25 @@
 // state, which is what makes a resumed session take exactly the samples an uninterrupted one
 // would: the session replays its journal into the state and asks again.
 //
-//   adaptive  (default) git's midpoint choice; per commit a sequential likelihood-ratio test
-//             against the endpoint distributions: min_samples first, more only while
-//             undecided, up to max_samples; endpoints re-measured as the search goes on.
-//   bayes     every candidate carries a probability of being the culprit, updated by every
-//             sample; measure where it splits best; stop at the requested confidence.
+//   adaptive  (default) probabilistic bisection: every candidate carries its probability of
+//             being the culprit (posterior.h), updated by every sample under a likelihood
+//             model refitted from every settled commit; visits of min_samples go to the commit
+//             that splits that probability best; endpoints re-measured, interleaved, as the
+//             search goes on; stop once one candidate holds the confidence (0.999), then a
+//             verdict for every measured commit.
+//   bayes     (comparison) the plain form: one sample at a time, model from the endpoints
+//             only, stop at 0.95.
 //   classic   (comparison) one sample per commit, threshold halfway between endpoint means.
 //   lkp       (comparison) 0-day: 3 samples a side, bad when the ranges separate and the
 //             change exceeds the floor.
 //   pinpoint  (comparison) 10 attempts, p = min(MWU, KS); different at p <= 0.01, else +10
 //             attempts up to 40.
+// All but classic, lkp and pinpoint first measure the endpoints until a one-sided Mann-Whitney
+// test settles that bad is worse than good by at least min_effect (verdict.h).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,9 +37,10 @@ constexpr int kGoodEndpoint = -1;
 
 struct SearchState {
   const CommitGraph* graph = nullptr;
-  std::vector<double> good;                             // samples of the good endpoint
-  std::vector<std::vector<double>> samples;             // per node; node 0 is the bad endpoint
-  std::vector<bool> failed;                             // per node: could not be measured: skip it
+  std::vector<double> good;                  // samples of the good endpoint
+  std::vector<std::vector<double>> samples;  // per node; node 0 is the bad endpoint
+  std::vector<bool> failed;                  // per node: could not be measured: skip it
+  std::vector<bool> counted_bad;  // per node: could not be measured, counts as bad (boot failure)
   std::vector<std::pair<int, CommitVerdict>> verdicts;  // in the order they were made
   bool endpoints_verified = false;
 
@@ -67,9 +74,14 @@ class Strategy {
   virtual Action next(const SearchState& state) const = 0;
 };
 
-// name: adaptive | bayes | classic | lkp | pinpoint. confidence is bayes' stopping level.
+// Where adaptive and bayes stop unless told otherwise: the probability of the named culprit.
+constexpr double kAdaptiveConfidence = 0.999;
+constexpr double kBayesConfidence = 0.95;
+
+// name: adaptive | bayes | classic | lkp | pinpoint; confidence: adaptive's and bayes' stop.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const BisectSpec& spec,
-                                        const MetricSpec& metric, double confidence = 0.95);
+                                        const MetricSpec& metric,
+                                        std::optional<double> confidence = std::nullopt);
 
 const std::vector<std::string>& strategy_names();
 

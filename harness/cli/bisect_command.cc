@@ -49,9 +49,11 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
   command->add_option("--strategy", request.strategy, "adaptive, bayes, classic, lkp, pinpoint")
       ->check(CLI::IsMember(strategy_names()))
       ->capture_default_str();
-  command->add_option("--confidence", request.confidence, "bayes: stop at this probability")
-      ->check(CLI::Range(0.5, 0.9999))
-      ->capture_default_str();
+  command
+      ->add_option("--confidence", request.confidence,
+                   "adaptive, bayes: stop once the culprit has this probability (default 0.999, "
+                   "bayes 0.95)")
+      ->check(CLI::Range(0.5, 0.9999));
   command->add_option("--paths", request.paths, "only commits touching these paths");
   command->add_option("--variant", request.variant, "workload variant (default: none)");
   command->add_option("--resume", request.resume, "continue session N")->check(CLI::PositiveNumber);

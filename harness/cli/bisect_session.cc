@@ -79,7 +79,7 @@ SessionRecord new_session(CommandContext& context, const BisectRequest& request,
   session.bad_commit = candidates.bad;
   session.strategy = request.strategy;
   session.options_json = nlohmann::json{
-      {"confidence", request.confidence},
+      {"confidence", request.confidence ? nlohmann::json(*request.confidence) : nlohmann::json()},
       {"paths", request.paths},
       {"variant",
        request.variant}}.dump();

@@ -21,7 +21,7 @@ struct BisectRequest {
   std::vector<std::string> goods;  // refs as the user gave them
   std::string bad;
   std::string strategy = "adaptive";
-  double confidence = 0.95;
+  std::optional<double> confidence;  // adaptive's and bayes' stop; unset: the strategy's own
   std::vector<std::string> paths;
   std::string variant;
   int64_t resume = 0;  // continue this session; 0: find or start one

@@ -25,8 +25,9 @@ std::vector<std::string> bisect_argv(const ReportData& data) {
   auto argv = kbisect_argv(data, "bisect");
   for (const auto& good : session.good_commits) argv.insert(argv.end(), {"--good", good});
   argv.insert(argv.end(), {"--bad", session.bad_commit, "--strategy", session.strategy});
+  // A number only when --confidence was given (null: the strategy's own).
   if (auto confidence = options.find("confidence");
-      confidence != options.end() && confidence->is_number() && *confidence != 0.95) {
+      confidence != options.end() && confidence->is_number()) {
     argv.insert(argv.end(), {"--confidence", confidence->dump()});
   }
   if (auto paths = options.find("paths"); paths != options.end() && paths->is_array()) {

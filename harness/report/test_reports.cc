@@ -49,7 +49,7 @@ ReportData new_session(SessionKind kind, int64_t id, const std::string& config_p
 
 ReportData bisect_session() {
   ReportData data = new_session(SessionKind::kBisect, 7, "/configs/ext4 dio.yaml", "HEAD",
-                                R"({"confidence": 0.95, "paths": [], "variant": ""})");
+                                R"({"confidence": null, "paths": [], "variant": ""})");
   data.session.strategy = "adaptive";
   data.topological_order = {C::G, C::C1, C::C2, C::C3, C::B};
   return data;
