@@ -106,6 +106,31 @@ bool is_shell_name(std::string_view name) {
   return std::regex_match(name.begin(), name.end(), kName);
 }
 
+// Forced over an old filesystem on a reused image; ext4 initialises its inode tables now rather
+// than in a kernel thread that would run during the measurement. mke2fs keeps only the last
+// -E, so the scenario's extended options join these in one.
+std::vector<std::string> ext4_mkfs_options(const std::vector<std::string>& scenario) {
+  std::string extended = "lazy_itable_init=0,lazy_journal_init=0";
+  std::vector<std::string> options = {"-F", "-E", ""};
+  for (size_t i = 0; i < scenario.size(); ++i) {
+    if (scenario[i] == "-E" && i + 1 < scenario.size()) {
+      extended.append(",").append(scenario[++i]);
+    } else if (scenario[i].starts_with("-E") && scenario[i].size() > 2) {
+      extended.append(",").append(scenario[i], 2);
+    } else {
+      options.push_back(scenario[i]);
+    }
+  }
+  options[2] = extended;
+  return options;
+}
+
+std::vector<std::string> xfs_mkfs_options(const GuestRun& run) {
+  std::vector<std::string> options = {"-f"};
+  options.insert(options.end(), run.mkfs_options.begin(), run.mkfs_options.end());
+  return options;
+}
+
 }  // namespace
 
 fs::path base_initramfs(const GuestImageInputs& inputs, const fs::path& cache_dir) {
@@ -156,11 +181,8 @@ std::string run_env(const GuestRun& run) {
   env += fmt::format("KBISECT_DEVICE={}\n", single_quoted(run.device));
   env += fmt::format("KBISECT_MOUNT_OPTIONS={}\n", single_quoted(run.mount_options));
   env += "export KBISECT_DIR=/mnt/test KBISECT_DEVICE\n";
-  // Force over an old filesystem on a reused image; ext4 initialises its inode tables now
-  // rather than in a kernel thread that would run during the measurement.
-  std::string command =
-      ext4 ? "mkfs.ext4 -F -E lazy_itable_init=0,lazy_journal_init=0" : "mkfs.xfs -f";
-  for (const auto& option : run.mkfs_options) {
+  std::string command = ext4 ? "mkfs.ext4" : "mkfs.xfs";
+  for (const auto& option : ext4 ? ext4_mkfs_options(run.mkfs_options) : xfs_mkfs_options(run)) {
     command += ' ';
     command += single_quoted(option);
   }

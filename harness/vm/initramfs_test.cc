@@ -66,6 +66,18 @@ TEST(Cpio, EqualInputsGiveEqualBytes) {
   EXPECT_EQ(build(), build());
 }
 
+TEST(RunEnv, Ext4ExtendedOptionsJoinKbisectsInOneE) {
+  // mke2fs keeps only the last -E: the scenario's must not drop lazy_itable_init=0.
+  GuestRun run;
+  run.filesystem = FilesystemKind::kExt4;
+  run.mkfs_options = {"-b", "4096", "-E", "stride=4", "-Estripe_width=8"};
+  EXPECT_NE(run_env(run).find("kbisect_mkfs() { mkfs.ext4 '-F' '-E' "
+                              "'lazy_itable_init=0,lazy_journal_init=0,stride=4,stripe_width=8' "
+                              "'-b' '4096' \"$@\"; }"),
+            std::string::npos)
+      << run_env(run);
+}
+
 TEST(RunEnv, ValuesAreQuotedForTheShell) {
   GuestRun run;
   run.filesystem = FilesystemKind::kXfs;
@@ -74,7 +86,7 @@ TEST(RunEnv, ValuesAreQuotedForTheShell) {
   run.vars = {{"BS", "4k"}, {"EVIL", "'; reboot -f; '"}};
   std::string env = run_env(run);
   EXPECT_NE(env.find("KBISECT_FS=xfs\n"), std::string::npos);
-  EXPECT_NE(env.find("kbisect_mkfs() { mkfs.xfs -f '-L' 'it'\\''s $(reboot)' \"$@\"; }"),
+  EXPECT_NE(env.find("kbisect_mkfs() { mkfs.xfs '-f' '-L' 'it'\\''s $(reboot)' \"$@\"; }"),
             std::string::npos);
   EXPECT_NE(env.find("export EVIL=''\\''; reboot -f; '\\'''"), std::string::npos);
 
