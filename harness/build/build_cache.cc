@@ -30,8 +30,13 @@ void write_file(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
+// Changes when entries made before could hold a wrong image: 2 = built without ccache's
+// depend mode (builder.cc), whose stale piggy.o gave some builds the previous build's image.
+constexpr std::string_view kBuildRecipe = "2";
+
 std::string BuildKey::hex() const {
-  return sha256_hex(tree_id + '\n' + config_sha256 + '\n' + compiler + '\n');
+  return sha256_hex(tree_id + '\n' + config_sha256 + '\n' + compiler + '\n' +
+                    std::string(kBuildRecipe) + '\n');
 }
 
 BuildCache::BuildCache(fs::path root) : root_(std::move(root)) {

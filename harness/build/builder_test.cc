@@ -41,6 +41,7 @@ bzImage:
 	@if grep -q OOM code.c; then echo 'gcc: fatal error: Killed signal terminated program cc1'; exit 2; fi
 	mkdir -p $(O)/arch/x86/boot
 	cat code.c $(O)/.config > $(O)/arch/x86/boot/bzImage
+	@if test -e piggy.S; then $(CC) -c piggy.S -Wp,-MMD,$(O)/.piggy.o.d -o $(O)/piggy.o && cat $(O)/piggy.o >> $(O)/arch/x86/boot/bzImage; fi
 	echo '$(CC)|$(KBUILD_BUILD_TIMESTAMP)|$(KBUILD_BUILD_USER)' > $(O)/variables
 )";
 
@@ -127,6 +128,21 @@ TEST_F(BuilderTest, BuildsThenHitsTheCache) {
   write_file(root_ / "src/Makefile", std::string(kMakefile) + "# v2\n");
   ASSERT_TRUE(builder_.build(request_).ok());
   EXPECT_EQ(read_file(root_ / "kconfig-runs"), "tinyconfig\ntinyconfig\n");
+}
+
+// Kbuild assembles the compressed kernel into the image with .incbin in piggy.S, a file the
+// compiler's dependency output does not list; two kernels can compress to the same size, so
+// piggy.S itself does not change. ccache must assemble it again, not reuse the old object.
+TEST_F(BuilderTest, AnIncbinPayloadOfTheSameSizeIsAssembledAgain) {
+  write_file(root_ / "src/piggy.S", ".data\n.incbin \"payload.bin\"\n");
+  write_file(root_ / "src/payload.bin", "good kernel");
+  BuildResult first = builder_.build(request_);
+  ASSERT_TRUE(first.ok()) << first.log_tail;
+  write_file(root_ / "src/payload.bin", "slow kernel");
+  request_.tree_id = "tree2";
+  BuildResult second = builder_.build(request_);
+  ASSERT_TRUE(second.ok()) << second.log_tail;
+  EXPECT_THAT(read_file(second.image), HasSubstr("slow kernel"));
 }
 
 TEST_F(BuilderTest, ConfigChangeIsANewKey) {
