@@ -7,6 +7,7 @@
 #include <boost/process/search_path.hpp>
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -178,6 +179,19 @@ fs::path default_guest_config() {
   return fs::path(KBISECT_SOURCE_DIR) / "vmimages/kconfig/guest.config";
 }
 
+std::vector<fs::path> guest_configs_for(const Scenario& scenario) {
+  std::set<FilesystemKind> filesystems = {scenario.filesystem.kind};
+  for (const Variant& variant : scenario.workload.variants) {
+    if (variant.filesystem) filesystems.insert(*variant.filesystem);
+  }
+  std::vector<fs::path> configs = {default_guest_config()};
+  for (FilesystemKind filesystem : filesystems) {
+    configs.push_back(default_guest_config().parent_path() /
+                      (filesystem == FilesystemKind::kXfs ? "xfs.config" : "ext4.config"));
+  }
+  return configs;
+}
+
 namespace {
 
 std::string first_line_of(const std::vector<std::string>& argv) {
@@ -208,7 +222,7 @@ ConfigResult Builder::configure(const ConfigRequest& request, const fs::path& ca
   ConfigInputs inputs{kconfig_sources_digest(request.source_dir),
                       request.base,
                       request.fragments,
-                      request.guest_config,
+                      request.guest_configs,
                       request.make_variables,
                       toolchain()};
   const std::string key = inputs.key();
@@ -241,8 +255,8 @@ BuildResult Builder::build(const BuildRequest& request) {
   config_request.config_dir = object_dir.string() + "-kconfig";
   config_request.base = request.kernel.base_config;
   config_request.fragments = request.kernel.fragments;
-  config_request.guest_config =
-      request.guest_config.empty() ? default_guest_config() : request.guest_config;
+  config_request.guest_configs =
+      request.guest_configs.empty() ? guest_configs_for(Scenario{}) : request.guest_configs;
   config_request.make_variables = make_variables(request.build);
   config_request.environment = make_environment(request.build);
   config_request.timeout = timeout;

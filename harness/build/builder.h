@@ -30,9 +30,10 @@ struct BuildRequest {
   std::string tree_id;               // its git tree id: the cache identity of the sources
   std::string commit_id;             // for records only
   KernelSpec kernel;
-  BuildSpec build;                     // cache_dir must be set; timeout_seconds 0: no deadline
-  std::filesystem::path object_dir;    // persistent per scenario (O=)
-  std::filesystem::path guest_config;  // empty: vmimages/kconfig/guest.config of this checkout
+  BuildSpec build;                   // cache_dir must be set; timeout_seconds 0: no deadline
+  std::filesystem::path object_dir;  // persistent per scenario (O=)
+  // Required options (configure.h); empty: guest_configs_for(the default ext4 scenario).
+  std::vector<std::filesystem::path> guest_configs;
   std::function<void(const BuildProgress&)> on_progress;
 };
 
@@ -79,5 +80,9 @@ class Builder {
 
 // vmimages/kconfig/guest.config of the kbisect checkout this binary was built from.
 std::filesystem::path default_guest_config();
+
+// The options a scenario's guests need: guest.config, and ext4.config or xfs.config for each
+// filesystem the scenario or one of its variants mounts.
+std::vector<std::filesystem::path> guest_configs_for(const Scenario& scenario);
 
 }  // namespace kbisect

@@ -72,7 +72,7 @@ class BuilderTest : public ::testing::Test {
     request_.build.jobs = 1;
     request_.build.cache_dir = root_ / "cache";
     request_.object_dir = root_ / "obj";
-    request_.guest_config = root_ / "guest.config";
+    request_.guest_configs = {root_ / "guest.config"};
   }
   void TearDown() override { fs::remove_all(root_); }
 
@@ -213,6 +213,34 @@ TEST_F(BuilderTest, RequiredOptionThatDoesNotHoldIsAnError) {
     EXPECT_THAT(error.what(), HasSubstr("guest.config:2"));
     EXPECT_THAT(error.what(), HasSubstr("no Kconfig file in this tree defines DROPPED"));
   }
+}
+
+TEST_F(BuilderTest, EveryRequiredFileIsChecked) {
+  write_file(root_ / "xfs.config", "CONFIG_BASE=y\nCONFIG_DROPPED=y\n");
+  request_.guest_configs.push_back(root_ / "xfs.config");
+  try {
+    builder_.build(request_);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("CONFIG_DROPPED=y (" + (root_ / "xfs.config:2").string()));
+  }
+}
+
+TEST(GuestConfigs, TheScenariosFilesystemsAddTheirOptions) {
+  const fs::path kconfig = fs::path(KBISECT_SOURCE_DIR) / "vmimages/kconfig";
+  Scenario scenario;
+  EXPECT_EQ(guest_configs_for(scenario),
+            (std::vector<fs::path>{kconfig / "guest.config", kconfig / "ext4.config"}));
+  Variant xfs;
+  xfs.filesystem = FilesystemKind::kXfs;
+  scenario.workload.variants = {xfs};
+  EXPECT_EQ(guest_configs_for(scenario),
+            (std::vector<fs::path>{kconfig / "guest.config", kconfig / "ext4.config",
+                                   kconfig / "xfs.config"}));
+  scenario.filesystem.kind = FilesystemKind::kXfs;
+  EXPECT_EQ(guest_configs_for(scenario),
+            (std::vector<fs::path>{kconfig / "guest.config", kconfig / "xfs.config"}));
+  for (const fs::path& file : guest_configs_for(scenario)) EXPECT_TRUE(fs::is_regular_file(file));
 }
 
 TEST_F(BuilderTest, BadRequestsAreErrors) {

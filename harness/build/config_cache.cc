@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "build/configure.h"
 #include "common/error.h"
 #include "common/sha256.h"
 
@@ -49,13 +50,16 @@ std::string ConfigInputs::key() const {
     if (!fs::is_regular_file(file)) fail("cannot read {}; check that it exists", file.string());
     return sha256_file_hex(file);
   };
-  nlohmann::json fragment_hashes = nlohmann::json::array();
-  for (const fs::path& fragment : fragments) fragment_hashes.push_back(content(fragment));
-  bool base_is_file = base != "tinyconfig" && base != "defconfig";
+  auto contents = [&](const std::vector<fs::path>& files) {
+    nlohmann::json hashes = nlohmann::json::array();
+    for (const fs::path& file : files) hashes.push_back(content(file));
+    return hashes;
+  };
+  bool base_is_file = !is_kconfig_target(base);
   nlohmann::json identity = {{"kconfig_sources", kconfig_sources},
                              {"base", base_is_file ? content(base) : base},
-                             {"fragments", fragment_hashes},
-                             {"guest", content(guest_config)},
+                             {"fragments", contents(fragments)},
+                             {"guest", contents(guest_configs)},
                              {"make", make_variables},
                              {"toolchain", toolchain}};
   return sha256_hex(identity.dump());

@@ -20,12 +20,12 @@ namespace kbisect {
 std::string kconfig_sources_digest(const std::filesystem::path& source_dir);
 
 struct ConfigInputs {
-  std::string kconfig_sources;                   // kconfig_sources_digest of the tree
-  std::string base;                              // tinyconfig | defconfig | a file
-  std::vector<std::filesystem::path> fragments;  // by content
-  std::filesystem::path guest_config;            // by content
-  std::vector<std::string> make_variables;       // CC=... and the rest
-  std::string toolchain;                         // versions of gcc, as, ld (and pahole)
+  std::string kconfig_sources;                       // kconfig_sources_digest of the tree
+  std::string base;                                  // a Kconfig make target or a file
+  std::vector<std::filesystem::path> fragments;      // by content
+  std::vector<std::filesystem::path> guest_configs;  // by content
+  std::vector<std::string> make_variables;           // CC=... and the rest
+  std::string toolchain;                             // versions of gcc, as, ld (and pahole)
 
   // Throws Error when a file cannot be read.
   std::string key() const;

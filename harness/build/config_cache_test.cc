@@ -26,7 +26,7 @@ class ConfigCacheTest : public ::testing::Test {
     inputs_ = {"tree1",
                "tinyconfig",
                {root_ / "fragment.config"},
-               root_ / "guest.config",
+               {root_ / "guest.config"},
                {"CC=ccache gcc"},
                "gcc 12\nas 2.40\nld 2.40"};
   }
@@ -52,6 +52,8 @@ TEST_F(ConfigCacheTest, EveryInputIsPartOfTheKey) {
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.kconfig_sources = "sources2"; }));
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.base = "defconfig"; }));
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.fragments.clear(); }));
+  EXPECT_TRUE(
+      differs([&](ConfigInputs& i) { i.guest_configs.push_back(root_ / "fragment.config"); }));
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.make_variables.push_back("LOCALVERSION="); }));
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.toolchain = "gcc 13\nas 2.40\nld 2.40"; }));
   // Files count by content, not by name.

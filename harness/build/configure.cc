@@ -17,10 +17,6 @@ namespace {
 
 constexpr const char* kArch = "x86";
 
-bool is_make_target(const std::string& base) {
-  return base == "tinyconfig" || base == "defconfig";
-}
-
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("cannot read {}: {}", path.string(), errno_text(errno));
@@ -91,6 +87,10 @@ bool from_file(const KconfigEntry& entry, const fs::path& file) {
 
 }  // namespace
 
+bool is_kconfig_target(const std::string& base) {
+  return base == "tinyconfig" || base == "defconfig" || base == "allnoconfig";
+}
+
 ConfigResult configure_kernel(const ConfigRequest& request) {
   std::error_code error;
   fs::create_directories(request.config_dir, error);
@@ -101,13 +101,13 @@ ConfigResult configure_kernel(const ConfigRequest& request) {
 
   KernelConfig merged;
   fs::path base_file = request.base;
-  if (is_make_target(request.base)) {
+  if (is_kconfig_target(request.base)) {
     if (!run_kconfig(request, request.base, result)) return result;
     base_file = dot_config;
   } else if (!fs::is_regular_file(base_file)) {
     fail(
-        "base kernel config '{}' is neither tinyconfig, defconfig nor an existing file; fix "
-        "kernel.base_config in the config",
+        "base kernel config '{}' is neither tinyconfig, defconfig, allnoconfig nor an existing "
+        "file; fix kernel.base_config in the config",
         request.base);
   }
   merged = KernelConfig::load(base_file.string());
@@ -118,7 +118,8 @@ ConfigResult configure_kernel(const ConfigRequest& request) {
   }
   // The guest's options override the base silently (that is their purpose); overriding
   // something a user fragment asked for deserves a warning.
-  const KernelConfig guest = load_fragment(request.guest_config);
+  KernelConfig guest;
+  for (const fs::path& required : request.guest_configs) guest.merge(load_fragment(required));
   for (const KconfigOverride& change : merged.merge(guest)) {
     if (!from_file(change.previous, base_file)) result.warnings.push_back(describe(change));
   }

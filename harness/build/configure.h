@@ -17,7 +17,7 @@ struct ConfigRequest {
   std::filesystem::path config_dir;  // persistent scratch O= directory for Kconfig runs
   std::string base;                  // tinyconfig | defconfig | path to a .config
   std::vector<std::filesystem::path> fragments;
-  std::filesystem::path guest_config;       // required options, merged last and checked
+  std::vector<std::filesystem::path> guest_configs;  // required options, merged last, checked
   std::vector<std::string> make_variables;  // the same CC=... as the build, so Kconfig agrees
   std::map<std::string, std::string> environment;
   std::chrono::seconds timeout{3600};
@@ -30,6 +30,9 @@ struct ConfigResult {
   std::string log_tail;
   std::vector<std::string> warnings;  // overridden values, fragment options that did not hold
 };
+
+// True for the base configs that are make targets of the tree rather than files.
+bool is_kconfig_target(const std::string& base);
 
 // Throws Error when a fragment cannot be read or parsed, or when a required option does not
 // hold after olddefconfig (naming each, with the unmet dependency where it can be told).

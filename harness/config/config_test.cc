@@ -309,7 +309,7 @@ TEST_F(ConfigTest, ExampleConfigLoadsAndDocumentsTheDefaults) {
   fs::path example = fs::path(KBISECT_SOURCE_DIR) / "configs/example.yaml";
   fs::create_directories(dir_ / "configs");
   fs::copy_file(example, dir_ / "configs/example.yaml");
-  write("vmimages/kconfig/guest.config", "");
+  write("vmimages/kconfig/lean.config", "");
   write("workloads/jobs/demo-randread.fio", "");
   Scenario s = load_scenario(dir_ / "configs/example.yaml");
   Scenario d;
