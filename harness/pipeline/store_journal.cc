@@ -100,7 +100,7 @@ StoreJournal::StoreJournal(Store& store, Events& events, const StoringMeasurer& 
       session_id_(session_id),
       metric_key_(std::move(metric_key)) {
   for (const auto& step : store_.steps_of(session_id_)) {
-    stepped_.insert(step.commit);
+    step_of_commit_.emplace(step.commit, step.step);
     steps_ = std::max(steps_, step.step);
   }
   adopt_unjournaled_runs();
@@ -129,13 +129,20 @@ void StoreJournal::adopt_unjournaled_runs() {
 }
 
 void StoreJournal::add_step_once(const std::string& commit, const std::string& role) {
-  if (!stepped_.insert(commit).second) return;
+  if (step_of_commit_.contains(commit)) return;
   StepRecord step;
   step.session_id = session_id_;
   step.step = ++steps_;
   step.commit = commit;
   step.role = role;
   store_.add_step(step);
+  step_of_commit_.emplace(commit, step.step);
+}
+
+std::optional<int> StoreJournal::step_of(const std::string& commit) const {
+  auto found = step_of_commit_.find(commit);
+  if (found == step_of_commit_.end()) return std::nullopt;
+  return found->second;
 }
 
 void StoreJournal::append(const JournalEntry& entry) {
@@ -167,6 +174,7 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
       if (entry.phase == Phase::kSearch) {
         VerdictRecord skip;
         skip.session_id = session_id_;
+        skip.step = step_of(entry.commit);
         skip.commit = entry.commit;
         skip.verdict = Verdict::kSkip;
         skip.reason = record.phase;
@@ -185,6 +193,7 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
       record.verdict_json = verdict_json(entry.verdict).dump();
       VerdictRecord verdict;
       verdict.session_id = session_id_;
+      verdict.step = step_of(entry.commit);
       verdict.commit = entry.commit;
       verdict.verdict = store_verdict(entry.verdict.kind);
       verdict.p_mwu = std::min(entry.verdict.p_vs_good, entry.verdict.p_vs_bad);

@@ -5,8 +5,8 @@
 // stored but did not journal any more is picked up by replay(), so none is lost or taken twice.
 #pragma once
 
+#include <map>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "bisect/session.h"
@@ -29,13 +29,15 @@ class StoreJournal : public SessionJournal {
   void adopt_unjournaled_runs();
   void append_record(const JournalEntry& entry, std::optional<int64_t> run_id);
   void add_step_once(const std::string& commit, const std::string& role);
+  // The step that first measured `commit`; none for a commit measured through an alias.
+  std::optional<int> step_of(const std::string& commit) const;
 
   Store& store_;
   Events& events_;
   const StoringMeasurer& measurer_;
   int64_t session_id_;
   std::string metric_key_;
-  std::set<std::string> stepped_;
+  std::map<std::string, int> step_of_commit_;
   int steps_ = 0;
 };
 

@@ -86,6 +86,8 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   ASSERT_EQ(store_->verdicts_of(session_).size(), 1u);
   EXPECT_EQ(store_->verdicts_of(session_)[0].verdict, Verdict::kBad);
   ASSERT_EQ(store_->steps_of(session_).size(), 1u);
+  // The verdict belongs to the step that measured c1, so `kbisect query steps` shows it.
+  EXPECT_EQ(store_->verdicts_of(session_)[0].step, store_->steps_of(session_)[0].step);
 }
 
 TEST_F(StoreJournalTest, AdoptsARunStoredByAKilledProcessExactlyOnce) {

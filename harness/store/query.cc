@@ -217,7 +217,7 @@ constexpr NamedQuery kNamedQueries[] = {
     {"steps", "SESSION",
      "SELECT st.step, st.commit_id, st.role, st.candidates_left, v.verdict, v.p_mwu, v.p_ks, "
      "v.effect, v.samples, v.good_samples, v.bad_samples, v.reason FROM steps st "
-     "LEFT JOIN verdicts v ON v.session_id = st.session_id AND v.step = st.step "
+     "LEFT JOIN verdicts v ON v.session_id = st.session_id AND v.commit_id = st.commit_id "
      "WHERE st.session_id = CAST(?1 AS INTEGER) ORDER BY st.step, v.id"},
     {"samples", "COMMIT",
      "SELECT s.id, s.commit_id, s.variant, s.host, s.accel, s.session_id, s.run_id, "
