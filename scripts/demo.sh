@@ -21,6 +21,8 @@ set +e
 "$kbisect" bisect -c configs/demo.yaml --good "$good" --bad "$bad" "$@"
 status=$?
 set -e
+# Interrupted (Ctrl-C): stop here; the call below would resume the session.
+((status < 128)) || exit "$status"
 # The session is stored: asking again answers at once, here as JSON to read the culprit.
 answer=$("$kbisect" --json bisect -c configs/demo.yaml --good "$good" --bad "$bad" | tail -n 1)
 culprit=$(sed -n 's/.*"culprit":"\([0-9a-f]*\)".*/\1/p' <<<"$answer")
