@@ -15,7 +15,7 @@ namespace kbisect {
 struct ConfigRequest {
   std::filesystem::path source_dir;
   std::filesystem::path config_dir;  // persistent scratch O= directory for Kconfig runs
-  std::string base;                  // tinyconfig | defconfig | path to a .config
+  std::string base;                  // tinyconfig | defconfig | allnoconfig | a .config file
   std::vector<std::filesystem::path> fragments;
   std::vector<std::filesystem::path> guest_configs;  // required options, merged last, checked
   std::vector<std::string> make_variables;  // the same CC=... as the build, so Kconfig agrees
