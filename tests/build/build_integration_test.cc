@@ -91,7 +91,8 @@ class KernelBuild : public ::testing::Test {
     request.kernel.base_config = "tinyconfig";
     // As tests/lib/kernel_history.sh configures it, so the object directory stays warm.
     const fs::path kconfig = default_guest_config().parent_path();
-    request.kernel.fragments = {kconfig / "lean.config", kconfig / "xfs.config"};
+    request.kernel.fragments = {kconfig / "lean.config", kconfig / "ext4.config",
+                                kconfig / "xfs.config"};
     request.build.jobs = 2;
     request.build.cache_dir = kCache / "build-cache";
     // No deadline of our own: on a machine shared by many builds a cold build can take far

@@ -10,8 +10,8 @@ meta_first() { sed -n "s/^ *\"$2\": *\[\"\([0-9a-f]*\)\".*/\1/p" "$1"; }
 # kernel_scenario NAME SOURCE_DIR SHARED_DIR SIZE RUNTIME: the scenario on SHARED_DIR/history
 # with the build cache and work tree in SHARED_DIR (so the tests share builds): the demo
 # workload (4-thread 256k random O_DIRECT reads, file SIZE, RUNTIME seconds) on ext4 in the guest.
-# The kernel has XFS too (xfs.config): the VM tests boot it with xfs. Callers may append
-# top-level keys.
+# The kernel has XFS too (xfs.config): the VM tests boot it with xfs, and the seeds (configs/
+# seed*.yaml, the same fragments) share its builds. Callers may append top-level keys.
 kernel_scenario() {
   local name=$1 source_dir=$2 shared=$3 size=$4 runtime=$5
   cat <<YAML
@@ -19,7 +19,8 @@ name: $name
 kernel:
   repo: $shared/history
   base_config: tinyconfig
-  fragments: [$source_dir/vmimages/kconfig/lean.config, $source_dir/vmimages/kconfig/xfs.config]
+  fragments: [$source_dir/vmimages/kconfig/lean.config, $source_dir/vmimages/kconfig/ext4.config,
+              $source_dir/vmimages/kconfig/xfs.config]
 build: {cache_dir: $shared/cache}
 vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 180s, workload_timeout: 5m}
 device: {kind: emulated-nvme, size: 1G}
