@@ -187,7 +187,7 @@ std::vector<fs::path> guest_configs_for(const Scenario& scenario) {
   std::vector<fs::path> configs = {default_guest_config()};
   for (FilesystemKind filesystem : filesystems) {
     configs.push_back(default_guest_config().parent_path() /
-                      (filesystem == FilesystemKind::kXfs ? "xfs.config" : "ext4.config"));
+                      fmt::format("{}.config", filesystem_name(filesystem)));
   }
   return configs;
 }

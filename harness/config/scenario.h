@@ -51,6 +51,11 @@ struct DeviceSpec {
 
 enum class FilesystemKind { kExt4, kXfs };
 
+// "ext4" or "xfs": the config key's value, the guest's mkfs.NAME, vmimages/kconfig/NAME.config.
+inline const char* filesystem_name(FilesystemKind kind) {
+  return kind == FilesystemKind::kXfs ? "xfs" : "ext4";
+}
+
 struct FilesystemSpec {
   FilesystemKind kind = FilesystemKind::kExt4;
   std::vector<std::string> mkfs_options;

@@ -125,9 +125,9 @@ std::vector<std::string> ext4_mkfs_options(const std::vector<std::string>& scena
   return options;
 }
 
-std::vector<std::string> xfs_mkfs_options(const GuestRun& run) {
+std::vector<std::string> xfs_mkfs_options(const std::vector<std::string>& scenario) {
   std::vector<std::string> options = {"-f"};
-  options.insert(options.end(), run.mkfs_options.begin(), run.mkfs_options.end());
+  options.insert(options.end(), scenario.begin(), scenario.end());
   return options;
 }
 
@@ -177,12 +177,13 @@ std::string run_env(const GuestRun& run) {
   std::string env = "# written by kbisect for one run; sourced by /init\n";
   if (run.probe) return env + "KBISECT_PROBE=1\n";
   const bool ext4 = run.filesystem == FilesystemKind::kExt4;
-  env += fmt::format("KBISECT_FS={}\n", ext4 ? "ext4" : "xfs");
+  env += fmt::format("KBISECT_FS={}\n", filesystem_name(run.filesystem));
   env += fmt::format("KBISECT_DEVICE={}\n", single_quoted(run.device));
   env += fmt::format("KBISECT_MOUNT_OPTIONS={}\n", single_quoted(run.mount_options));
   env += "export KBISECT_DIR=/mnt/test KBISECT_DEVICE\n";
-  std::string command = ext4 ? "mkfs.ext4" : "mkfs.xfs";
-  for (const auto& option : ext4 ? ext4_mkfs_options(run.mkfs_options) : xfs_mkfs_options(run)) {
+  std::string command = fmt::format("mkfs.{}", filesystem_name(run.filesystem));
+  for (const auto& option :
+       ext4 ? ext4_mkfs_options(run.mkfs_options) : xfs_mkfs_options(run.mkfs_options)) {
     command += ' ';
     command += single_quoted(option);
   }
