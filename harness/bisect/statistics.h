@@ -23,6 +23,17 @@ struct TestResult {
 TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
                           Alternative alternative = Alternative::kTwoSided);
 
+// One-sided permutation test that y sits above x. The statistic is the sum over all pairs of
+// phi((y_j - x_i) / width), phi(u) = u exp(-u^2 / 2): the slope at shift zero of the kernel
+// overlap that kernel_shift maximises. With a width of the order of the noise within one mode,
+// pairs from different modes of multimodal noise lie far apart and add next to nothing, so the
+// test keeps the power that a rank test loses to them (a fifth of the samples in a second
+// mode at 0.8x turns a 5% shift into a coin toss for most cross-mode pairs of Mann-Whitney).
+// `permutations` relabellings from a fixed seed, so the same samples give the same p;
+// p = (1 + as extreme) / (1 + drawn), and drawing stops once p must exceed `stop_above`.
+TestResult kernel_shift_test(std::span<const double> x, std::span<const double> y, double width,
+                             int permutations = 1000, double stop_above = 1);
+
 // Two-sided two-sample KS: D = max |F_x - F_y|. Exact p (lattice paths, as scipy's "exact")
 // when n_x * n_y <= 10000, else the asymptotic Kolmogorov distribution.
 TestResult kolmogorov_smirnov(std::span<const double> x, std::span<const double> y);

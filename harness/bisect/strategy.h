@@ -16,8 +16,9 @@
 //             change exceeds the floor.
 //   pinpoint  (comparison) 10 attempts, p = min(MWU, KS); different at p <= 0.01, else +10
 //             attempts up to 40.
-// All but classic, lkp and pinpoint first measure the endpoints until a one-sided Mann-Whitney
-// test settles that bad is worse than good by at least min_effect (verdict.h).
+// All but classic, lkp and pinpoint first measure the endpoints until the endpoint check
+// (verdict.h: Mann-Whitney and the kernel shift test) settles that bad is worse than good by
+// at least min_effect.
 #pragma once
 
 #include <memory>

@@ -13,6 +13,7 @@ namespace {
 constexpr double kOutlierShare = 0.1;
 constexpr double kOutlierScale = 3;       // in robust sigmas
 constexpr double kBandwidthFactor = 1.2;  // times scale * n^(-1/5); Silverman's is 1.06
+constexpr int kKernelTestPermutations = 1000;
 
 std::vector<double> badness_of(std::span<const double> values, Better better) {
   std::vector<double> result;
@@ -32,6 +33,14 @@ double robust_scale(double scale, double shift) {
 double kernel_bandwidth(double scale, size_t samples, double shift) {
   double rule = kBandwidthFactor * scale * std::pow(static_cast<double>(samples), -0.2);
   return std::max({rule, 0.05 * std::fabs(shift), 1e-9});
+}
+
+// The spread of the noise within each side, around the side's own median: the shift left out.
+double within_scale(const std::vector<double>& good, const std::vector<double>& bad) {
+  std::vector<double> within;
+  for (double v : good) within.push_back(v - median(good));
+  for (double v : bad) within.push_back(v - median(bad));
+  return 1.4826 * mad(within);
 }
 
 double cauchy(double x, double scale) {
@@ -83,13 +92,9 @@ EndpointModel fit_endpoints(std::span<const double> good, std::span<const double
   auto g = badness_of(good, better), b = badness_of(bad, better);
   // The spread within each side needs no shift yet; it sets the kernel that finds the shift.
   const double rough_shift = median(b) - median(g);
-  std::vector<double> within;
-  for (double v : g) within.push_back(v - median(g));
-  for (double v : b) within.push_back(v - median(b));
-  const double within_scale =
-      robust_scale(noise_scale ? *noise_scale : 1.4826 * mad(within), rough_shift);
+  const double scale = robust_scale(noise_scale ? *noise_scale : within_scale(g, b), rough_shift);
   const double shift =
-      kernel_shift(g, b, kernel_bandwidth(within_scale, within.size(), rough_shift));
+      kernel_shift(g, b, kernel_bandwidth(scale, g.size() + b.size(), rough_shift));
   EndpointModel model;
   model.shape = g;
   for (double v : b) model.shape.push_back(v - shift);
@@ -111,6 +116,8 @@ CommitVerdict describe(std::span<const double> samples, std::span<const double> 
   auto better_side = better == Better::kHigher ? Alternative::kGreater : Alternative::kLess;
   verdict.p_vs_good = mann_whitney_u(samples, good, worse).p_value;
   verdict.p_vs_bad = mann_whitney_u(samples, bad, better_side).p_value;
+  verdict.ks_vs_good = kolmogorov_smirnov(samples, good).p_value;
+  verdict.ks_vs_bad = kolmogorov_smirnov(samples, bad).p_value;
   double change = relative_change(good, samples);
   verdict.effect = better == Better::kHigher ? -change : change;
   verdict.shift = hodges_lehmann(good, samples);
@@ -137,12 +144,19 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
                               const MetricSpec& metric, const BisectSpec& spec, bool final) {
   EndpointCheck check;
   auto worse = metric.better == Better::kHigher ? Alternative::kLess : Alternative::kGreater;
-  check.p_value = mann_whitney_u(bad, good, worse).p_value;
+  auto g = badness_of(good, metric.better), b = badness_of(bad, metric.better);
+  // Two tests, each at alpha / 2 (Bonferroni): Mann-Whitney, and the kernel shift test, which
+  // keeps its power where a share of the samples sits in a second mode (statistics.h).
+  const double level = spec.alpha / 2;
+  const double p_rank = mann_whitney_u(bad, good, worse).p_value;
+  const double width = std::sqrt(2.0) * kernel_bandwidth(robust_scale(within_scale(g, b), 0),
+                                                         g.size() + b.size(), 0);
+  const double p_kernel = kernel_shift_test(g, b, width, kKernelTestPermutations, level).p_value;
+  check.p_value = std::min(1.0, 2 * std::min(p_rank, p_kernel));
   double change = relative_change(good, bad);
   check.effect = metric.better == Better::kHigher ? -change : change;
   // The floor is applied to what the samples allow: a change counts unless it is confidently
   // smaller than min_effect (the upper end of its 1 - alpha interval is below the floor).
-  auto g = badness_of(good, metric.better), b = badness_of(bad, metric.better);
   Shift shift = hodges_lehmann(g, b, 1 - spec.alpha);
   bool significant = check.p_value <= spec.alpha;
   bool may_be_large = std::expm1(shift.high) >= spec.min_effect;
@@ -161,7 +175,8 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   check.message = fmt::format(
       "good and bad do not differ: {} median {:.6g} at good (IQR {:.3g}, {} samples), "
       "{:.6g} at bad (IQR {:.3g}, {} samples), change {:+.2f}% in the {} direction "
-      "(floor {:.2f}%), one-sided Mann-Whitney p = {:.3g} (alpha {}); check that the good "
+      "(floor {:.2f}%), p = {:.3g} (alpha {}; the smaller p of one-sided Mann-Whitney and the "
+      "kernel shift test, doubled); check that the good "
       "and bad commits are right and that the metric and its direction ({} is better) "
       "match the regression",
       metric.name, median(good), iqr(good), good.size(), median(bad), iqr(bad), bad.size(),

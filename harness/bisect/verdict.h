@@ -41,11 +41,13 @@ EndpointModel fit_endpoints(std::span<const double> good, std::span<const double
 
 struct CommitVerdict {
   VerdictKind kind = VerdictKind::kUndecided;
-  double llr = 0;        // log likelihood ratio of its samples, bad vs good; > 0 leans bad
-  double p_vs_good = 1;  // Mann-Whitney U, one-sided: worse than good
-  double p_vs_bad = 1;   // Mann-Whitney U, one-sided: better than bad
-  double effect = 0;     // relative change of the median against good's, > 0 is worse
-  Shift shift;           // Hodges-Lehmann shift against good, in metric units
+  double llr = 0;         // log likelihood ratio of its samples, bad vs good; > 0 leans bad
+  double p_vs_good = 1;   // Mann-Whitney U, one-sided: worse than good
+  double p_vs_bad = 1;    // Mann-Whitney U, one-sided: better than bad
+  double ks_vs_good = 1;  // two-sample Kolmogorov-Smirnov, two-sided: differs from good
+  double ks_vs_bad = 1;   // and from bad
+  double effect = 0;      // relative change of the median against good's, > 0 is worse
+  Shift shift;            // Hodges-Lehmann shift against good, in metric units
   int samples = 0;
   int good_samples = 0;
   int bad_samples = 0;
@@ -61,13 +63,14 @@ CommitVerdict describe(std::span<const double> samples, std::span<const double> 
 CommitVerdict classify(std::span<const double> samples, std::span<const double> good,
                        std::span<const double> bad, Better better, double threshold, bool final);
 
-// Good vs bad before the search: bad must be worse by at least min_effect with a one-sided
-// Mann-Whitney p <= alpha. kGood ("no regression") once the change is confidently below
-// min_effect (with max_samples a side at least), or at the cap (`final`). kUndecided means
-// more samples may still settle it.
+// Good vs bad before the search (and the confirmations after it): bad must be worse by at
+// least min_effect with p <= alpha, p being the smaller of a one-sided Mann-Whitney test and
+// the kernel shift test (statistics.h), doubled (Bonferroni). kGood ("no regression") once the
+// change is confidently below min_effect (with max_samples a side at least), or at the cap
+// (`final`). kUndecided means more samples may still settle it.
 struct EndpointCheck {
   VerdictKind kind = VerdictKind::kUndecided;  // kBad: a regression to bisect; kGood: none
-  double p_value = 1;
+  double p_value = 1;                          // min(1, 2 min(p Mann-Whitney, p kernel shift test))
   double effect = 0;
   std::string message;  // for kGood: medians, spread and p, and what to do
 };

@@ -56,6 +56,7 @@ VerdictKind parse_verdict_kind(const std::string& text) {
 nlohmann::json verdict_json(const CommitVerdict& v) {
   return {{"kind", verdict_name(v.kind)}, {"llr", v.llr},
           {"p_vs_good", v.p_vs_good},     {"p_vs_bad", v.p_vs_bad},
+          {"ks_vs_good", v.ks_vs_good},   {"ks_vs_bad", v.ks_vs_bad},
           {"effect", v.effect},           {"shift", {v.shift.estimate, v.shift.low, v.shift.high}},
           {"samples", v.samples},         {"good_samples", v.good_samples},
           {"bad_samples", v.bad_samples}};
@@ -68,6 +69,9 @@ CommitVerdict parse_verdict(const std::string& text) {
   v.llr = json.at("llr");
   v.p_vs_good = json.at("p_vs_good");
   v.p_vs_bad = json.at("p_vs_bad");
+  // Journals written before the verdicts carried Kolmogorov-Smirnov p-values lack them.
+  v.ks_vs_good = json.value("ks_vs_good", 1.0);
+  v.ks_vs_bad = json.value("ks_vs_bad", 1.0);
   v.effect = json.at("effect");
   v.shift = {json.at("shift").at(0), json.at("shift").at(1), json.at("shift").at(2)};
   v.samples = json.at("samples");
@@ -197,6 +201,7 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
       verdict.commit = entry.commit;
       verdict.verdict = store_verdict(entry.verdict.kind);
       verdict.p_mwu = std::min(entry.verdict.p_vs_good, entry.verdict.p_vs_bad);
+      verdict.p_ks = std::min(entry.verdict.ks_vs_good, entry.verdict.ks_vs_bad);
       verdict.effect = entry.verdict.effect;
       verdict.samples = entry.verdict.samples;
       verdict.good_samples = entry.verdict.good_samples;

@@ -74,6 +74,9 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   verdict.verdict.kind = VerdictKind::kBad;
   verdict.verdict.effect = -0.1;
   verdict.verdict.samples = 1;
+  verdict.verdict.p_vs_good = 0.004;
+  verdict.verdict.ks_vs_good = 0.02;
+  verdict.verdict.ks_vs_bad = 0.6;
   journal.append(verdict);
 
   auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
@@ -83,8 +86,13 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   EXPECT_EQ(entries[1].kind, JournalEntry::Kind::kVerdict);
   EXPECT_EQ(entries[1].verdict.kind, VerdictKind::kBad);
   EXPECT_DOUBLE_EQ(entries[1].verdict.effect, -0.1);
+  EXPECT_DOUBLE_EQ(entries[1].verdict.ks_vs_good, 0.02);
+  EXPECT_DOUBLE_EQ(entries[1].verdict.ks_vs_bad, 0.6);
   ASSERT_EQ(store_->verdicts_of(session_).size(), 1u);
   EXPECT_EQ(store_->verdicts_of(session_)[0].verdict, Verdict::kBad);
+  // The stored p-values are the stronger side's of each test.
+  EXPECT_EQ(store_->verdicts_of(session_)[0].p_mwu, 0.004);
+  EXPECT_EQ(store_->verdicts_of(session_)[0].p_ks, 0.02);
   ASSERT_EQ(store_->steps_of(session_).size(), 1u);
   // The verdict belongs to the step that measured c1, so `kbisect query steps` shows it.
   EXPECT_EQ(store_->verdicts_of(session_)[0].step, store_->steps_of(session_)[0].step);
