@@ -328,15 +328,18 @@ class PosteriorStrategy : public Strategy {
     return done(SearchOutcome::kFound, answer);
   }
 
-  // Samples each endpoint should have by now: min_samples and one more per
-  // `visits_per_sample` commits visited, up to `cap`; never fewer than both already have.
-  size_t endpoint_target(const SearchState& state, int visits_per_sample, int cap) const {
+  static int visited_commits(const SearchState& state) {
     int visited = 0;
     for (size_t i = 1; i < state.samples.size(); ++i) visited += !state.samples[i].empty();
-    size_t wanted =
-        static_cast<size_t>(std::max(spec_.min_samples, 1) + visited / visits_per_sample);
-    size_t target = std::min(wanted, static_cast<size_t>(std::max(cap, 1)));
-    return std::max(target, std::min(state.good.size(), state.of(0).size()));
+    return visited;
+  }
+
+  // Samples each endpoint should have by now: min_samples and `more`, up to twice
+  // max_samples; never fewer than both already have.
+  size_t endpoint_target(const SearchState& state, int more) const {
+    size_t wanted = static_cast<size_t>(std::max(spec_.min_samples, 1) + more);
+    size_t cap = static_cast<size_t>(2 * std::max(spec_.max_samples, 1));
+    return std::max(std::min(wanted, cap), std::min(state.good.size(), state.of(0).size()));
   }
 
   BisectSpec spec_;
@@ -393,8 +396,13 @@ class AdaptiveStrategy : public PosteriorStrategy {
     }
     View current = view(state, kPoolingRounds);
     if (finished(state, current.posterior)) return conclude(state, current);
-    // One more sample of each endpoint per two commits visited, up to max_samples.
-    size_t endpoints = endpoint_target(state, 2, spec_.max_samples);
+    // One more sample of each endpoint per two commits visited, and one per commit beyond
+    // max_samples commits: a search that goes on that long is a regression near the noise,
+    // where the model rests on the endpoints, and the endpoint check stopped at the first
+    // significant result, which tends to overstate the regression.
+    const int visited = visited_commits(state);
+    size_t endpoints =
+        endpoint_target(state, visited / 2 + std::max(0, visited - spec_.max_samples));
     if (!endpoints_have(state, endpoints)) return measure_endpoints_to(state, endpoints);
     int pick = best_split(state, current.posterior);
     if (pick < 0) return only_skipped(current.posterior);
@@ -416,7 +424,7 @@ class BayesStrategy : public PosteriorStrategy {
   Action next(const SearchState& state) const override {
     if (!state.endpoints_verified) return sequential_endpoint_phase(state, spec_, metric_);
     // Endpoints grow with the number of commits looked at.
-    size_t target = endpoint_target(state, 1, 2 * spec_.max_samples);
+    size_t target = endpoint_target(state, visited_commits(state));
     if (!endpoints_have(state, target)) return measure_endpoints_to(state, target);
     View current = view(state, 0);
     if (finished(state, current.posterior)) return conclude(state, current);
