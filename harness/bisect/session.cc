@@ -45,7 +45,7 @@ class Session {
       Action action = strategy_.next(state_);
       switch (action.kind) {
         case Action::Kind::kMeasure:
-          take_sample(id_of(action.commit), Phase::kSearch);
+          take_sample(id_of(action.commit), Phase::kSearch, action.candidates_left);
           break;
         case Action::Kind::kVerdict: {
           JournalEntry entry =
@@ -146,11 +146,12 @@ class Session {
   }
 
   // One measurement, journaled before anything acts on it.
-  void take_sample(const std::string& commit, Phase phase) {
+  void take_sample(const std::string& commit, Phase phase, int candidates_left) {
     std::string target = resolve(commit);
     MeasureRequest request{target, attempts_[target], sequence_};
     Measurement m = measurer_.measure(request);
     JournalEntry entry = make_entry(JournalEntry::Kind::kSample, phase, target);
+    entry.candidates_left = candidates_left;
     switch (m.status) {
       case MeasureStatus::kOk:
         entry.value = m.value;
@@ -236,7 +237,7 @@ class Session {
       }
       if (fewest_count >= static_cast<size_t>(confirm_count())) return true;
       if (fewest_count >= static_cast<size_t>(input_.spec.min_samples) && settled()) return true;
-      take_sample(*fewest, Phase::kConfirm);
+      take_sample(*fewest, Phase::kConfirm, 1);  // one candidate left: the culprit named
     }
   }
 

@@ -58,6 +58,7 @@ struct JournalEntry {
   MeasureStatus status = MeasureStatus::kOk;  // kFailure
   std::string detail;                         // kFailure: why; kAlias: the commit it equals
   CommitVerdict verdict;                      // kVerdict
+  int candidates_left = 0;  // kSample, kFailure: Action::candidates_left of its measurement
 };
 
 // Append-only: the store implements it with SQLite (one row per entry, committed at once).

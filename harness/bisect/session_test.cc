@@ -60,7 +60,8 @@ TEST(Session, FindsAndConfirmsTheCulprit) {
 }
 
 // A regression far above the noise is confirmed with the fewest samples that can make
-// Mann-Whitney significant at alpha 0.01 (5 against 4: p = 1/126), not with max_samples.
+// Mann-Whitney significant at alpha / 2 = 0.005 (the check runs two tests at alpha / 2 each;
+// 5 against 5: p = 1/252), not with max_samples.
 TEST(Session, ClearConfirmationStopsEarly) {
   CommitGraph graph = linear_graph(16);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.5, 0.01));
@@ -85,6 +86,42 @@ TEST(Session, ClearConfirmationStopsEarly) {
   for (const auto& [commit, count] : confirm_samples) {
     EXPECT_GE(count, 4) << commit;
     EXPECT_LE(count, 5) << commit;
+  }
+}
+
+// What `kbisect query steps` shows: a commit's first measurement carries the candidates left
+// when the search chose it. All of them for the endpoints; fewer as the search goes on
+// (git-like strategies: the range; posterior ones: the fewest commits holding the
+// confidence); one, the named culprit, in the confirmation.
+TEST(Session, MeasurementsCarryTheCandidatesLeft) {
+  CommitGraph graph = linear_graph(32);
+  for (const char* strategy : {"classic", "adaptive"}) {
+    SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.9, 0.02));
+    SessionInput input = input_for(graph);
+    input.revert = [&](const std::string& base, const std::string& commit) {
+      return sim.revert(base, commit);
+    };
+    MemoryJournal journal;
+    run_session(input, *make_strategy(strategy, input.spec, input.metric), sim, journal);
+    std::vector<int> search;
+    std::set<std::pair<std::string, Phase>> seen;
+    for (const auto& entry : journal.replay()) {
+      if (entry.kind != JournalEntry::Kind::kSample) continue;
+      if (!seen.emplace(entry.commit, entry.phase).second) continue;
+      if (entry.phase == Phase::kConfirm) {
+        EXPECT_EQ(entry.candidates_left, 1) << strategy;
+      } else {
+        search.push_back(entry.candidates_left);
+      }
+    }
+    ASSERT_GE(search.size(), 4u) << strategy;
+    EXPECT_EQ(search.front(), 32) << strategy;
+    EXPECT_GE(search.back(), 1) << strategy << ": " << ::testing::PrintToString(search);
+    EXPECT_LE(search.back(), 2) << strategy << ": " << ::testing::PrintToString(search);
+    if (std::string(strategy) == "classic") {
+      EXPECT_TRUE(std::is_sorted(search.rbegin(), search.rend()))
+          << ::testing::PrintToString(search);
+    }
   }
 }
 

@@ -56,13 +56,21 @@ int counted_candidates(const CommitGraph& graph) {
   return count;
 }
 
+// A measurement records how many candidates the search had left when it chose it.
+Action with_candidates_left(Action action, int candidates_left) {
+  if (action.kind == Action::Kind::kMeasure) action.candidates_left = candidates_left;
+  return action;
+}
+
 // How a git-like search decides on endpoints and on one commit; the search itself is shared.
 class GitLikeStrategy : public Strategy {
  public:
   GitLikeStrategy(BisectSpec spec, MetricSpec metric) : spec_(spec), metric_(metric) {}
 
   Action next(const SearchState& state) const override {
-    if (!state.endpoints_verified) return endpoint_phase(state);
+    if (!state.endpoints_verified) {
+      return with_candidates_left(endpoint_phase(state), counted_candidates(*state.graph));
+    }
     int bad = 0;
     std::vector<int> goods;
     for (const auto& [commit, verdict] : state.verdicts) {
@@ -88,11 +96,12 @@ class GitLikeStrategy : public Strategy {
       case Midpoint::Kind::kTest:
         break;
     }
+    const int left = counted_candidates(sub.graph);
     size_t endpoint_target = endpoint_samples_during_search(state);
     if (!endpoints_have(state, endpoint_target)) {
-      return measure_endpoints_to(state, endpoint_target);
+      return with_candidates_left(measure_endpoints_to(state, endpoint_target), left);
     }
-    return decide(state, sub.original[mid.commit]);
+    return with_candidates_left(decide(state, sub.original[mid.commit]), left);
   }
 
  protected:
@@ -302,6 +311,20 @@ class PosteriorStrategy : public Strategy {
     return pick;
   }
 
+  // The fewest candidates that together hold the confidence: the range git would report.
+  int candidates_left(const CulpritPosterior& posterior) const {
+    std::vector<double> chances = posterior.culprit;
+    std::sort(chances.begin(), chances.end(), std::greater<>());
+    double held = 0;
+    int count = 0;
+    for (double chance : chances) {
+      if (held >= confidence_ || chance == 0) break;
+      held += chance;
+      ++count;
+    }
+    return count;
+  }
+
   Action only_skipped(const CulpritPosterior& posterior) const {
     std::vector<int> candidates;
     const double n = static_cast<double>(posterior.culprit.size());
@@ -385,7 +408,10 @@ class AdaptiveStrategy : public PosteriorStrategy {
       : PosteriorStrategy(spec, metric, confidence, "adaptive") {}
 
   Action next(const SearchState& state) const override {
-    if (!state.endpoints_verified) return sequential_endpoint_phase(state, spec_, metric_);
+    if (!state.endpoints_verified) {
+      return with_candidates_left(sequential_endpoint_phase(state, spec_, metric_),
+                                  counted_candidates(*state.graph));
+    }
     const CommitGraph& graph = *state.graph;
     const size_t visit = static_cast<size_t>(std::max(spec_.min_samples, 1));
     for (size_t i = 1; i < graph.nodes.size(); ++i) {
@@ -403,10 +429,14 @@ class AdaptiveStrategy : public PosteriorStrategy {
     const int visited = visited_commits(state);
     size_t endpoints =
         endpoint_target(state, visited / 2 + std::max(0, visited - spec_.max_samples));
-    if (!endpoints_have(state, endpoints)) return measure_endpoints_to(state, endpoints);
+    const int left = candidates_left(current.posterior);
+    if (!endpoints_have(state, endpoints)) {
+      return with_candidates_left(measure_endpoints_to(state, endpoints), left);
+    }
     int pick = best_split(state, current.posterior);
     if (pick < 0) return only_skipped(current.posterior);
-    return measure(pick, static_cast<int>(visit - std::min(visit, state.of(pick).size())));
+    return with_candidates_left(
+        measure(pick, static_cast<int>(visit - std::min(visit, state.of(pick).size()))), left);
   }
 
  private:
@@ -422,15 +452,21 @@ class BayesStrategy : public PosteriorStrategy {
       : PosteriorStrategy(spec, metric, confidence, "bayes") {}
 
   Action next(const SearchState& state) const override {
-    if (!state.endpoints_verified) return sequential_endpoint_phase(state, spec_, metric_);
+    if (!state.endpoints_verified) {
+      return with_candidates_left(sequential_endpoint_phase(state, spec_, metric_),
+                                  counted_candidates(*state.graph));
+    }
     // Endpoints grow with the number of commits looked at.
     size_t target = endpoint_target(state, visited_commits(state));
-    if (!endpoints_have(state, target)) return measure_endpoints_to(state, target);
     View current = view(state, 0);
+    const int left = candidates_left(current.posterior);
+    if (!endpoints_have(state, target)) {
+      return with_candidates_left(measure_endpoints_to(state, target), left);
+    }
     if (finished(state, current.posterior)) return conclude(state, current);
     int pick = best_split(state, current.posterior);
     if (pick < 0) return only_skipped(current.posterior);
-    return measure(pick);
+    return with_candidates_left(measure(pick), left);
   }
 };
 

@@ -63,6 +63,9 @@ struct Action {
   Kind kind = Kind::kDone;
   int commit = -1;
   int samples = 1;
+  // kMeasure: candidates not ruled out when the search chose `commit` (0 while it completes
+  // a visit begun earlier: the visit's first sample carried the count).
+  int candidates_left = 0;
   CommitVerdict verdict;
   std::string message;
   SearchOutcome outcome = SearchOutcome::kFound;

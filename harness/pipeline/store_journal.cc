@@ -132,15 +132,16 @@ void StoreJournal::adopt_unjournaled_runs() {
   }
 }
 
-void StoreJournal::add_step_once(const std::string& commit, const std::string& role) {
-  if (step_of_commit_.contains(commit)) return;
+void StoreJournal::add_step_once(const JournalEntry& entry, const std::string& role) {
+  if (step_of_commit_.contains(entry.commit)) return;
   StepRecord step;
   step.session_id = session_id_;
   step.step = ++steps_;
-  step.commit = commit;
+  step.commit = entry.commit;
   step.role = role;
+  step.candidates_left = entry.candidates_left;
   store_.add_step(step);
-  step_of_commit_.emplace(commit, step.step);
+  step_of_commit_.emplace(entry.commit, step.step);
 }
 
 std::optional<int> StoreJournal::step_of(const std::string& commit) const {
@@ -168,13 +169,13 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
     case JournalEntry::Kind::kSample:
       record.value = entry.value;
       record.run_id = run_id;
-      add_step_once(entry.commit, record.phase);
+      add_step_once(entry, record.phase);
       events_.emit("sample", {{"commit", entry.commit}, {"value", entry.value}});
       break;
     case JournalEntry::Kind::kFailure:
       record.status = measure_status_name(entry.status);
       record.run_id = run_id;
-      add_step_once(entry.commit, record.phase);
+      add_step_once(entry, record.phase);
       if (entry.phase == Phase::kSearch) {
         VerdictRecord skip;
         skip.session_id = session_id_;

@@ -28,7 +28,7 @@ class StoreJournal : public SessionJournal {
  private:
   void adopt_unjournaled_runs();
   void append_record(const JournalEntry& entry, std::optional<int64_t> run_id);
-  void add_step_once(const std::string& commit, const std::string& role);
+  void add_step_once(const JournalEntry& entry, const std::string& role);
   // The step that first measured `commit`; none for a commit measured through an alias.
   std::optional<int> step_of(const std::string& commit) const;
 

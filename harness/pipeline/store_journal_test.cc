@@ -67,7 +67,9 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   RunWriter writer(*store_, session_);
   StoreJournal journal(*store_, events_, writer, session_, "read.iops");
   writer.store_run("c1", 10);
-  journal.append(sample("c1", 10));
+  JournalEntry first = sample("c1", 10);
+  first.candidates_left = 17;
+  journal.append(first);
   JournalEntry verdict;
   verdict.kind = JournalEntry::Kind::kVerdict;
   verdict.commit = "c1";
@@ -94,6 +96,7 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   EXPECT_EQ(store_->verdicts_of(session_)[0].p_mwu, 0.004);
   EXPECT_EQ(store_->verdicts_of(session_)[0].p_ks, 0.02);
   ASSERT_EQ(store_->steps_of(session_).size(), 1u);
+  EXPECT_EQ(store_->steps_of(session_)[0].candidates_left, 17);
   // The verdict belongs to the step that measured c1, so `kbisect query steps` shows it.
   EXPECT_EQ(store_->verdicts_of(session_)[0].step, store_->steps_of(session_)[0].step);
 }
