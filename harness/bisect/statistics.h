@@ -23,12 +23,12 @@ struct TestResult {
 TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
                           Alternative alternative = Alternative::kTwoSided);
 
-// One-sided permutation test that y sits above x. The statistic is the sum over all pairs of
-// phi((y_j - x_i) / width), phi(u) = u exp(-u^2 / 2): the slope at shift zero of the kernel
-// overlap that kernel_shift maximises. With a width of the order of the noise within one mode,
-// pairs from different modes of multimodal noise lie far apart and add next to nothing, so the
-// test keeps the power that a rank test loses to them (a fifth of the samples in a second
-// mode at 0.8x turns a 5% shift into a coin toss for most cross-mode pairs of Mann-Whitney).
+// One-sided permutation test that y sits above x. Each pooled sample gets the location score
+// -f'(z)/f(z) of the kernel density (Gaussian kernel, `width`) of the other samples; the
+// statistic is the sum of y's scores, the score test of a shift under that density. Scores
+// follow the local slope, so where a share of the samples sits in a second mode the shift is
+// read within each mode, and the test keeps the power that a rank test loses to cross-mode
+// pairs (a fifth of the samples at 0.8x turns a 5% shift into a coin toss for most of them).
 // `permutations` relabellings from a fixed seed, so the same samples give the same p;
 // p = (1 + as extreme) / (1 + drawn), and drawing stops once p must exceed `stop_above`.
 TestResult kernel_shift_test(std::span<const double> x, std::span<const double> y, double width,
