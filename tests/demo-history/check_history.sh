@@ -1,16 +1,12 @@
 #!/bin/bash
 # Integration test of scripts/demo-history/generate.sh --small: generates the small demo
-# history twice and checks its shape, its metadata, the planted regression, determinism, the
-# cache path, and that `git bisect run` with an oracle (regression present? builds?) lands on
-# the planted commit.
-# usage: check_history.sh GENERATE_SH WORK_DIR [SOURCE_TARBALL]
+# history and checks its shape, its metadata, the planted regression, determinism (against
+# REFERENCE, a history another run generated, or a second generation), the cache path, and that
+# `git bisect run` with an oracle (regression present? builds?) lands on the planted commit.
+# usage: check_history.sh GENERATE_SH WORK_DIR [REFERENCE]
 set -euo pipefail
 
-work=$2
-source_args=()
-[[ -z ${3:-} ]] || source_args=(--source "$3")
-generator=$1
-generate() { "$generator" "${source_args[@]}" "$@"; }
+generate=$1 work=$2 reference=${3:-}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null LC_ALL=C
 
 failures=0
@@ -28,9 +24,9 @@ mkdir -p "$work"
 rm -rf "$work"/a "$work"/b "$work"/a.meta.json "$work"/b.meta.json "$work"/foreign
 
 # Bad input is refused before any work is done, and a directory we did not make is never deleted.
-if generate --small --bogus "$work/a" 2>/dev/null; then fail "an unknown option is refused"; fi
+if "$generate" --small --bogus "$work/a" 2>/dev/null; then fail "an unknown option is refused"; fi
 mkdir -p "$work/foreign" && echo precious >"$work/foreign/file"
-if msg=$(generate --small "$work/foreign" 2>&1); then
+if msg=$("$generate" --small "$work/foreign" 2>&1); then
   fail "generating into a foreign non-empty directory must fail"
 else
   check "a foreign directory is refused with a clear message" grep -q "was not made by this generator" <<<"$msg"
@@ -38,8 +34,11 @@ fi
 check "the foreign directory is left alone" test -f "$work/foreign/file"
 rm -rf "$work/foreign"
 
-generate --small "$work/a"
-generate --small "$work/b"
+"$generate" --small "$work/a"
+if [[ -z $reference ]]; then
+  reference=$work/b
+  "$generate" --small "$reference"
+fi
 
 repo=$work/a
 meta=$work/a.meta.json
@@ -131,11 +130,11 @@ check "git bisect run with an oracle names the planted commit" grep -q "^$plante
 check "the bisection is back at the tip" test "$(g rev-parse HEAD)" = "$bad" -a -z "$(g status --porcelain)"
 
 # Determinism and the cache path.
-check "a second generation gives the same tip" test "$(git -C "$work/b" rev-parse HEAD)" = "$bad"
-check "a second generation gives the same metadata" \
-  diff <(grep -v '"repo"' "$meta") <(grep -v '"repo"' "$work/b.meta.json")
+check "another generation gives the same tip" test "$(git -C "$reference" rev-parse HEAD)" = "$bad"
+check "another generation gives the same metadata" \
+  diff <(grep -v '"repo"' "$meta") <(grep -v '"repo"' "$reference.meta.json")
 rm -rf "$work/b" "$work/b.meta.json"
-cached=$(generate --small "$repo")
+cached=$("$generate" --small "$repo")
 check "a run over an up-to-date history says so" grep -q -x "demo history: up to date ($repo)" <<<"$cached"
 
 if ((failures)); then
