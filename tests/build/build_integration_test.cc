@@ -94,6 +94,7 @@ class KernelBuild : public ::testing::Test {
     request.kernel.fragments = {kconfig / "lean.config", kconfig / "ext4.config",
                                 kconfig / "xfs.config"};
     request.build.jobs = 2;
+    request.build.ccache = false;
     request.build.cache_dir = kCache / "build-cache";
     // No deadline of our own: on a machine shared by many builds a cold build can take far
     // longer than its 5 minutes, and ctest's TIMEOUT still ends a hung one.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `kbisect run` for real, and the kernel image the VM tests boot: Debian's linux-source-6.1 as
 # the base of the small generated history (scripts/demo-history --small), built (tinyconfig +
-# vmimages/kconfig/{guest,ext4,lean,xfs}.config, ccache), booted under QEMU with an emulated NVMe namespace,
+# vmimages/kconfig/{guest,ext4,lean,xfs}.config), booted under QEMU with an emulated NVMe namespace,
 # kdio run on ext4 in the guest, the sample found in the database; then a commit that does not
 # compile must come out build-failed without a boot. Leaves OUT/bzImage for the VM tests.
 #   run_real_kernel.sh KBISECT SOURCE_DIR OUT_DIR
