@@ -129,4 +129,22 @@ CulpritPosterior culprit_posterior(const PosteriorInput& input,
   return posterior;
 }
 
+CulpritPosterior posterior_given(const PosteriorInput& input,
+                                 const std::vector<std::vector<bool>>& reach, int answer) {
+  const size_t left_out = input.endpoint_samples_left_out;
+  std::vector<double> good(input.good.begin() + std::min(left_out, input.good.size()),
+                           input.good.end());
+  const std::vector<double>& bad_endpoint = input.samples[0];
+  std::vector<double> bad(bad_endpoint.begin() + std::min(left_out, bad_endpoint.size()),
+                          bad_endpoint.end());
+  for (size_t i = 1; i < input.samples.size(); ++i) {
+    auto& side = reach[i][static_cast<size_t>(answer)] ? bad : good;
+    side.insert(side.end(), input.samples[i].begin(), input.samples[i].end());
+  }
+  CulpritPosterior posterior;
+  posterior.model = fit_endpoints(good, bad, input.better, repeat_scale(input));
+  evaluate(input, reach, posterior);
+  return posterior;
+}
+
 }  // namespace kbisect

@@ -24,6 +24,8 @@ struct PosteriorInput {
   std::span<const std::vector<double>> samples;  // per node; node 0 is the bad endpoint
   std::vector<bool> counted_bad;                 // per node: a failure that counts as bad
   Better better = Better::kHigher;
+  // posterior_given: the first samples of each endpoint that the model leaves out.
+  size_t endpoint_samples_left_out = 0;
 };
 
 struct CulpritPosterior {
@@ -43,5 +45,13 @@ std::vector<std::vector<bool>> reach_matrix(const CommitGraph& graph);
 CulpritPosterior culprit_posterior(const PosteriorInput& input,
                                    const std::vector<std::vector<bool>>& reach, int rounds,
                                    double settled);
+
+// The posterior under a model fitted from every measured commit on the side that `answer`
+// being the culprit puts it, settled or not, and from the endpoint samples after the first
+// `endpoint_samples_left_out` of each (the noise scale still comes from all of them). It
+// tells whether an answer still holds once the samples that led to it stop vouching for the
+// model themselves.
+CulpritPosterior posterior_given(const PosteriorInput& input,
+                                 const std::vector<std::vector<bool>>& reach, int answer);
 
 }  // namespace kbisect

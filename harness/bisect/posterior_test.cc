@@ -32,14 +32,24 @@ struct Fixture {
   explicit Fixture(CommitGraph g)
       : graph(std::move(g)), samples(graph.nodes.size()), counted_bad(graph.nodes.size(), false) {}
 
-  CulpritPosterior posterior(int rounds = 2) const {
+  PosteriorInput input() const {
     PosteriorInput input;
     input.graph = &graph;
     input.good = good;
     input.samples = samples;
     input.counted_bad = counted_bad;
     input.better = Better::kHigher;
-    return culprit_posterior(input, reach_matrix(graph), rounds, 0.01);
+    return input;
+  }
+
+  CulpritPosterior posterior(int rounds = 2) const {
+    return culprit_posterior(input(), reach_matrix(graph), rounds, 0.01);
+  }
+
+  CulpritPosterior posterior_given(int answer, size_t endpoint_samples_left_out) const {
+    PosteriorInput given = input();
+    given.endpoint_samples_left_out = endpoint_samples_left_out;
+    return kbisect::posterior_given(given, reach_matrix(graph), answer);
   }
 };
 
@@ -125,6 +135,36 @@ TEST(Posterior, SettledCommitsRefitTheModel) {
   double inside = 0;
   for (int c = 12; c <= 16; ++c) inside += pooled.culprit[c];
   EXPECT_GT(inside, 0.999) << ::testing::PrintToString(pooled.culprit);
+}
+
+// The first four samples of each endpoint (the endpoint check's) put bad 20% below good; the
+// later ones 10%. Left out, the model's shift is the later ones'.
+TEST(PosteriorGiven, LeavesOutTheFirstSamplesOfEachEndpoint) {
+  Fixture f(linear_graph(4));
+  f.good = {100.0, 100.8, 99.2, 100.4, 99.6, 100.2};
+  f.samples[0] = {80.0, 80.8, 79.2, 80.4, 89.6, 90.2};
+  const double all = f.posterior(0).model.bad_center - f.posterior(0).model.good_center;
+  CulpritPosterior given = f.posterior_given(0, 4);
+  EXPECT_GT(all, std::log(100 / 85.0));
+  EXPECT_NEAR(given.model.bad_center - given.model.good_center, std::log(100 / 90.0), 0.01);
+  EXPECT_EQ(given.model.shape.size(), 4u);
+}
+
+// Every measured commit joins the side the answer puts it on, settled or not.
+TEST(PosteriorGiven, PoolsEveryMeasuredCommitOnItsSide) {
+  Fixture f(linear_graph(6));
+  f.good = around(100, 3);
+  f.samples[0] = around(90, 3);
+  f.samples[1] = around(90, 3, 1);
+  f.samples[2] = around(95, 3, 2);  // between the two: settled on neither side
+  f.samples[4] = around(100, 3, 4);
+  CulpritPosterior given = f.posterior_given(2, 1);
+  EXPECT_EQ(given.model.shape.size(), 2u + 2u + 3 * 3u);
+  EXPECT_EQ(f.posterior(2).pooled, 2);
+  // With 2 the culprit, 2 is bad: its 95s pull the bad side's centre towards good.
+  const double shift = given.model.bad_center - given.model.good_center;
+  EXPECT_GT(shift, std::log(100 / 95.5));
+  EXPECT_LT(shift, std::log(100 / 90.0));
 }
 
 }  // namespace

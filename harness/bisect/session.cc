@@ -111,21 +111,25 @@ class Session {
         break;
       case JournalEntry::Kind::kEndpointsOk:
         state_.endpoints_verified = true;
+        state_.endpoint_check_samples =
+            std::min(search_samples_of(input_.good).size(),
+                     search_samples_of(input_.graph->nodes[0].id).size());
         break;
     }
   }
 
+  const std::vector<double>& search_samples_of(const std::string& id) const {
+    static const std::vector<double> none;
+    auto found = search_samples_.find(resolve(id));
+    return found == search_samples_.end() ? none : found->second;
+  }
+
   // The strategy's view: every node sees the samples of the commit its image equals.
   void refresh() {
-    static const std::vector<double> none;
-    auto samples_of = [&](const std::string& id) -> const std::vector<double>& {
-      auto found = search_samples_.find(resolve(id));
-      return found == search_samples_.end() ? none : found->second;
-    };
-    state_.good = samples_of(input_.good);
+    state_.good = search_samples_of(input_.good);
     for (size_t i = 0; i < input_.graph->nodes.size(); ++i) {
       const std::string& id = input_.graph->nodes[i].id;
-      state_.samples[i] = samples_of(id);
+      state_.samples[i] = search_samples_of(id);
       auto failure = failures_.find(resolve(id));
       state_.failed[i] = failure != failures_.end() && !counts_as_bad(failure->second);
       state_.counted_bad[i] = failure != failures_.end() && counts_as_bad(failure->second);

@@ -7,8 +7,9 @@
 //             being the culprit (posterior.h), updated by every sample under a likelihood
 //             model refitted from every settled commit; visits of min_samples go to the commit
 //             that splits that probability best; endpoints re-measured, interleaved, as the
-//             search goes on; stop once one candidate holds the confidence (0.999), then a
-//             verdict for every measured commit.
+//             search goes on; stop once one candidate holds the confidence (0.999), also
+//             under a model without the endpoint check's samples, then a verdict for every
+//             measured commit.
 //   bayes     (comparison) the plain form: one sample at a time, model from the endpoints
 //             only, stop at 0.95.
 //   classic   (comparison) one sample per commit, threshold halfway between endpoint means.
@@ -44,6 +45,7 @@ struct SearchState {
   std::vector<bool> counted_bad;  // per node: could not be measured, counts as bad (boot failure)
   std::vector<std::pair<int, CommitVerdict>> verdicts;  // in the order they were made
   bool endpoints_verified = false;
+  size_t endpoint_check_samples = 0;  // of each endpoint, when the endpoint check passed
 
   explicit SearchState(const CommitGraph& candidates);
   const std::vector<double>& of(int commit) const;

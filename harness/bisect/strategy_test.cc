@@ -45,5 +45,36 @@ TEST(EndpointPhase, NoRegressionAtTwiceTheCapEvenLeaningWorse) {
   EXPECT_NE(action.message.find("100 samples"), std::string::npos) << action.message;
 }
 
+// Run 324 of the benchmark's linear bimodal 10%/10% cell (culprit 39, 20% of the samples in a
+// second mode at 0.8x) after 39 samples. The endpoint check passed at 6 samples a side that put
+// bad 20% below good, twice the regression. A model resting on them holds node 45 (truly good)
+// the culprit with P > 0.999, but one without them does not: adaptive measures on.
+SearchState bimodal_run_324(const CommitGraph& graph, size_t endpoint_check_samples) {
+  SearchState state(graph);
+  state.endpoints_verified = true;
+  state.endpoint_check_samples = endpoint_check_samples;
+  state.good = {10379.0, 8818.2, 11765.9, 11613.0, 11858.1, 10647.6};
+  state.samples[0] = {7736.4, 9001.2, 8297.7, 9351.1, 8011.1, 7095.6};
+  state.samples[32] = {8868.6, 8763.0, 8096.9};
+  state.samples[40] = {9001.6, 8748.1, 7740.4};
+  state.samples[44] = {10066.2, 9486.3, 7495.3};
+  state.samples[45] = {10793.4, 8192.1, 8056.5, 8535.7, 9173.5, 9513.7, 9195.5, 7455.7};
+  state.samples[46] = {11449.1, 8200.9, 11056.8, 9586.5, 10462.1, 10670.4, 11157.5};
+  state.samples[48] = {10603.1, 10534.0, 10386.7};
+  return state;
+}
+
+TEST(AdaptiveSearch, AnAnswerMustHoldWithoutTheEndpointChecksSamples) {
+  const CommitGraph graph = testing::linear_graph(64);
+  BisectSpec spec;
+  MetricSpec metric;
+  auto adaptive = make_strategy("adaptive", spec, metric);
+  Action action = adaptive->next(bimodal_run_324(graph, 6));
+  EXPECT_EQ(action.kind, Action::Kind::kMeasure);
+  // With those samples vouching for the model, the search ends: verdicts, then the answer.
+  action = adaptive->next(bimodal_run_324(graph, 0));
+  EXPECT_EQ(action.kind, Action::Kind::kVerdict);
+}
+
 }  // namespace
 }  // namespace kbisect
