@@ -472,8 +472,8 @@ class AdaptiveStrategy : public PosteriorStrategy {
   // of each endpoint stay) and takes every measured commit on the side the answer puts it.
   // The check stops at its first significant result, so its samples tend to overstate the
   // regression; where it is within the noise, a model resting on them settled commits on too
-  // little evidence. In the benchmark's cells at regression == CV this takes 0.5-1 points of
-  // wrong answers for 3-6 samples, and 0.3-0.6 samples at twice the CV.
+  // little evidence. In the benchmark's cells at regression == CV this takes 0.4-1 points off
+  // the wrong answers for 3-6.5 more samples; at twice the CV it costs 0.5-1.5 samples.
   View without_endpoint_check(const SearchState& state, const View& current) const {
     PosteriorInput input = input_of(state);
     const size_t have = std::min(state.good.size(), state.of(0).size());
