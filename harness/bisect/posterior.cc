@@ -130,13 +130,13 @@ CulpritPosterior culprit_posterior(const PosteriorInput& input,
 }
 
 CulpritPosterior posterior_given(const PosteriorInput& input,
-                                 const std::vector<std::vector<bool>>& reach, int answer) {
-  const size_t left_out = input.endpoint_samples_left_out;
-  std::vector<double> good(input.good.begin() + std::min(left_out, input.good.size()),
-                           input.good.end());
-  const std::vector<double>& bad_endpoint = input.samples[0];
-  std::vector<double> bad(bad_endpoint.begin() + std::min(left_out, bad_endpoint.size()),
-                          bad_endpoint.end());
+                                 const std::vector<std::vector<bool>>& reach, int answer,
+                                 size_t endpoint_samples_left_out) {
+  auto kept = [&](std::span<const double> values) {
+    return std::vector<double>(values.begin() + std::min(endpoint_samples_left_out, values.size()),
+                               values.end());
+  };
+  std::vector<double> good = kept(input.good), bad = kept(input.samples[0]);
   for (size_t i = 1; i < input.samples.size(); ++i) {
     auto& side = reach[i][static_cast<size_t>(answer)] ? bad : good;
     side.insert(side.end(), input.samples[i].begin(), input.samples[i].end());

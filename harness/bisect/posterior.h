@@ -24,8 +24,6 @@ struct PosteriorInput {
   std::span<const std::vector<double>> samples;  // per node; node 0 is the bad endpoint
   std::vector<bool> counted_bad;                 // per node: a failure that counts as bad
   Better better = Better::kHigher;
-  // posterior_given: the first samples of each endpoint that the model leaves out.
-  size_t endpoint_samples_left_out = 0;
 };
 
 struct CulpritPosterior {
@@ -52,6 +50,7 @@ CulpritPosterior culprit_posterior(const PosteriorInput& input,
 // tells whether an answer still holds once the samples that led to it stop vouching for the
 // model themselves.
 CulpritPosterior posterior_given(const PosteriorInput& input,
-                                 const std::vector<std::vector<bool>>& reach, int answer);
+                                 const std::vector<std::vector<bool>>& reach, int answer,
+                                 size_t endpoint_samples_left_out);
 
 }  // namespace kbisect

@@ -47,9 +47,8 @@ struct Fixture {
   }
 
   CulpritPosterior posterior_given(int answer, size_t endpoint_samples_left_out) const {
-    PosteriorInput given = input();
-    given.endpoint_samples_left_out = endpoint_samples_left_out;
-    return kbisect::posterior_given(given, reach_matrix(graph), answer);
+    return kbisect::posterior_given(input(), reach_matrix(graph), answer,
+                                    endpoint_samples_left_out);
   }
 };
 

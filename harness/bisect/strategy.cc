@@ -475,12 +475,11 @@ class AdaptiveStrategy : public PosteriorStrategy {
   // little evidence. In the benchmark's cells at regression == CV this takes 0.4-1 points off
   // the wrong answers for 3-6.5 more samples; at twice the CV it costs 0.5-1.5 samples.
   View without_endpoint_check(const SearchState& state, const View& current) const {
-    PosteriorInput input = input_of(state);
     const size_t have = std::min(state.good.size(), state.of(0).size());
-    input.endpoint_samples_left_out =
+    const size_t left_out =
         std::min(state.endpoint_check_samples, have - std::min(have, size_t{2}));
-    return View{current.reach,
-                posterior_given(input, current.reach, current.posterior.most_likely)};
+    return View{current.reach, posterior_given(input_of(state), current.reach,
+                                               current.posterior.most_likely, left_out)};
   }
   // Refits of the model per step: the second picks up what the first one settled.
   static constexpr int kPoolingRounds = 2;
