@@ -189,6 +189,9 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
                    {{"commit", entry.commit}, {"status", record.status}});
       break;
     case JournalEntry::Kind::kAlias:
+      // A step of its own: the culprit is often such a commit (the documentation commits on
+      // top of it build the same image and are measured first), and its verdict joins here.
+      add_step_once(entry, record.phase);
       events_.note(
           "alias",
           fmt::format("{} has the same kernel image as {}", short_id, entry.detail.substr(0, 12)),

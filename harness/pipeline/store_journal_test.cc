@@ -101,6 +101,39 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   EXPECT_EQ(store_->verdicts_of(session_)[0].step, store_->steps_of(session_)[0].step);
 }
 
+// c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
+// belongs to a step that names c1.
+TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_, "read.iops");
+  writer.store_run("c2", 10);
+  journal.append(sample("c2", 10));
+  JournalEntry alias;
+  alias.kind = JournalEntry::Kind::kAlias;
+  alias.commit = "c1";
+  alias.detail = "c2";
+  alias.candidates_left = 3;
+  journal.append(alias);
+  JournalEntry verdict;
+  verdict.kind = JournalEntry::Kind::kVerdict;
+  verdict.commit = "c1";
+  verdict.verdict.kind = VerdictKind::kBad;
+  journal.append(verdict);
+
+  const auto steps = store_->steps_of(session_);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[1].commit, "c1");
+  EXPECT_EQ(steps[1].candidates_left, 3);
+  ASSERT_EQ(store_->verdicts_of(session_).size(), 1u);
+  EXPECT_EQ(store_->verdicts_of(session_)[0].step, steps[1].step);
+  // Replayed, the alias is one entry as before; the step is not added twice.
+  auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[1].kind, JournalEntry::Kind::kAlias);
+  EXPECT_EQ(entries[1].detail, "c2");
+  EXPECT_EQ(store_->steps_of(session_).size(), 2u);
+}
+
 TEST_F(StoreJournalTest, AdoptsARunStoredByAKilledProcessExactlyOnce) {
   RunWriter writer(*store_, session_);
   {

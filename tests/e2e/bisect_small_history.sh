@@ -35,6 +35,16 @@ if [[ "$culprit" != "$planted" ]]; then
   echo "FAIL: culprit '${culprit:-none}' is not the planted commit $planted"
   status=1
 fi
+# The verdict on the culprit belongs to a step that names it, also when its image is that of a
+# commit measured before (the history's documentation commits on top of it build the same one).
+culprit_steps=$("$kbisect" --db "$work/e2e.db" query --format csv \
+  "select count(*) from verdicts v join steps st on st.session_id = v.session_id and \
+   st.step = v.step where st.commit_id = '${culprit:-none}' and v.verdict = 'bad'" |
+  tr -d '\r' | tail -n 1)
+if [[ "$culprit_steps" != [1-9]* ]]; then
+  echo "FAIL: no step of the session names the culprit with its verdict (kbisect query steps)"
+  status=1
+fi
 if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then
   echo "FAIL: a QEMU process was left behind:"
   pgrep -af 'qemu-system-x86_64.*kbisect'
