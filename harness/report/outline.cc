@@ -133,7 +133,7 @@ std::vector<PathRow> path_of(const ReportData& data) {
       if (!data.subjects.count(step.commit)) row.subject = "bad with the culprit reverted";
     }
     if (auto alias = data.same_image_as.find(step.commit); alias != data.same_image_as.end()) {
-      row.note = "same image as " + short_id(alias->second);
+      row.note += (row.note.empty() ? "" : "; ") + ("same image as " + short_id(alias->second));
     }
     rows.push_back(std::move(row));
   }

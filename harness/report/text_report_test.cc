@@ -57,6 +57,17 @@ TEST(TextReport, ThePathShowsEveryStepWithItsVerdict) {
                               "build\n"));
 }
 
+// The culprit built the same kernel image as bad (documentation commits between them): its
+// row says both, and shows the samples it was judged by, bad's.
+TEST(TextReport, ACulpritWithTheImageOfAnotherCommitSaysSo) {
+  ReportData data = finished_bisect_report();
+  data.same_image_as[C::C2] = C::B;
+  EXPECT_THAT(text_report(data), HasSubstr("     4  222222222222  search   bad              3    "
+                                           "     800    -19.5%    0.0012  ext4: take the inode "
+                                           "lock exclusively for direct reads  [culprit; same "
+                                           "image as bbbbbbbbbbbb]\n"));
+}
+
 TEST(TextReport, ReproduceGivesTheScenarioAndExactCommands) {
   const std::string text = text_report(finished_bisect_report());
   EXPECT_THAT(text, HasSubstr("To reproduce:\n\n"
