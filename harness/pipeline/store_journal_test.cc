@@ -57,6 +57,14 @@ class StoreJournalTest : public testing::Test {
     return entry;
   }
 
+  JournalEntry bad_verdict(const std::string& commit) {
+    JournalEntry entry;
+    entry.kind = JournalEntry::Kind::kVerdict;
+    entry.commit = commit;
+    entry.verdict.kind = VerdictKind::kBad;
+    return entry;
+  }
+
   std::filesystem::path path_;
   std::optional<Store> store_;
   int64_t session_ = 0;
@@ -70,10 +78,7 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   JournalEntry first = sample("c1", 10);
   first.candidates_left = 17;
   journal.append(first);
-  JournalEntry verdict;
-  verdict.kind = JournalEntry::Kind::kVerdict;
-  verdict.commit = "c1";
-  verdict.verdict.kind = VerdictKind::kBad;
+  JournalEntry verdict = bad_verdict("c1");
   verdict.verdict.effect = -0.1;
   verdict.verdict.samples = 1;
   verdict.verdict.p_vs_good = 0.004;
@@ -114,11 +119,7 @@ TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
   alias.detail = "c2";
   alias.candidates_left = 3;
   journal.append(alias);
-  JournalEntry verdict;
-  verdict.kind = JournalEntry::Kind::kVerdict;
-  verdict.commit = "c1";
-  verdict.verdict.kind = VerdictKind::kBad;
-  journal.append(verdict);
+  journal.append(bad_verdict("c1"));
 
   const auto steps = store_->steps_of(session_);
   ASSERT_EQ(steps.size(), 2u);
