@@ -189,8 +189,8 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
                    {{"commit", entry.commit}, {"status", record.status}});
       break;
     case JournalEntry::Kind::kAlias:
-      // A step of its own: the culprit is often such a commit (the documentation commits on
-      // top of it build the same image and are measured first), and its verdict joins here.
+      // A step of its own, for its verdict to join: the culprit may be such a commit, when a
+      // documentation commit on top of it (the same image) was measured first.
       add_step_once(entry, record.phase);
       events_.note(
           "alias",

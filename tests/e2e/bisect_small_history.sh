@@ -36,7 +36,7 @@ if [[ "$culprit" != "$planted" ]]; then
   status=1
 fi
 # The verdict on the culprit belongs to a step that names it, also when its image is that of a
-# commit measured before (the history's documentation commits on top of it build the same one).
+# commit measured before (a documentation commit on top of it builds the same one).
 culprit_steps=$("$kbisect" --db "$work/e2e.db" query --format csv \
   "select count(*) from verdicts v join steps st on st.session_id = v.session_id and \
    st.step = v.step where st.commit_id = '${culprit:-none}' and v.verdict = 'bad'" |
