@@ -151,6 +151,33 @@ TEST(Verdict, NoRegressionBeforeTheCapOnlyWhenConfidentlyBelowTheFloor) {
             VerdictKind::kUndecided);
 }
 
+// The check is asked after every pair of samples; past max_samples a side it needs
+// p <= alpha / 10, or a tip that did not regress would pass on one of the many asks.
+TEST(Verdict, EndpointChecksPastMaxSamplesNeedATenthOfAlpha) {
+  MetricSpec metric;
+  metric.name = "read.iops";
+  std::vector<double> good, bad;
+  for (int i = 0; i < 12; ++i) {
+    good.push_back(100 + 4.0 * ((i * 7) % 12 - 5.5) / 5.5);
+    bad.push_back(96 + 4.0 * ((i * 5) % 12 - 5.5) / 5.5);
+  }
+  BisectSpec within;
+  within.max_samples = 12;
+  EndpointCheck at_alpha = check_endpoints(good, bad, metric, within, false);
+  ASSERT_GT(at_alpha.p_value, within.alpha / 10);
+  ASSERT_LE(at_alpha.p_value, within.alpha);
+  EXPECT_EQ(at_alpha.kind, VerdictKind::kBad);
+
+  BisectSpec past;
+  past.max_samples = 10;
+  EXPECT_EQ(check_endpoints(good, bad, metric, past, false).kind, VerdictKind::kUndecided);
+  EndpointCheck at_cap = check_endpoints(good, bad, metric, past, true);
+  EXPECT_EQ(at_cap.kind, VerdictKind::kGood);
+  EXPECT_NE(at_cap.message.find("needs <= 0.001, alpha / 10 past max_samples a side"),
+            std::string::npos)
+      << at_cap.message;
+}
+
 // Noise with a fifth of the samples in a second mode at 0.8x and a regression of one noise
 // sigma (5%): with 50 samples a side Mann-Whitney alone often stays above alpha; the kernel
 // shift test beside it finds the regression in more of these sessions.
@@ -158,6 +185,7 @@ TEST(Verdict, EndpointsWithASecondModeInTheNoiseAreFound) {
   MetricSpec metric;
   metric.name = "read.iops";
   BisectSpec spec;
+  spec.max_samples = 50;  // both tests at alpha, as in a check within max_samples
   std::mt19937 random(11);
   std::normal_distribution<double> noise(0, 0.05);
   std::bernoulli_distribution second_mode(0.2);
