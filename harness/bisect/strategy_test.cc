@@ -27,6 +27,17 @@ Action endpoint_step(size_t count, double step, double lower) {
   return make_strategy("adaptive", spec, metric)->next(state);
 }
 
+// Past max_samples (10) a side the check is asked only every 10 pairs: at 15 a side a
+// significant difference waits for 20.
+TEST(EndpointPhase, PastMaxSamplesTheCheckIsAskedEveryMaxSamplesPairs) {
+  BisectSpec spec;
+  MetricSpec metric;
+  ASSERT_EQ(check_endpoints(evenly(15, 900, 4), evenly(15, 860, 4), metric, spec, false).kind,
+            VerdictKind::kBad);
+  EXPECT_EQ(endpoint_step(15, 4, 40).kind, Action::Kind::kMeasure);
+  EXPECT_EQ(endpoint_step(20, 4, 40).kind, Action::Kind::kEndpointsOk);
+}
+
 // At the cap, p = 0.036 (between alpha and 10 alpha) with bad worse: not "no regression" yet.
 TEST(EndpointPhase, LeaningWorseAtTheCapIsMeasuredOn) {
   Action action = endpoint_step(50, 4, 25);

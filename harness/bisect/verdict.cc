@@ -145,18 +145,15 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   EndpointCheck check;
   auto worse = metric.better == Better::kHigher ? Alternative::kLess : Alternative::kGreater;
   auto g = badness_of(good, metric.better), b = badness_of(bad, metric.better);
-  // The check is asked again after every pair of samples. At alpha on every ask, a tip that
-  // did not regress would pass on one of them in 4-8% of sessions at 5-10% noise
-  // (bisect_accuracy --regression 0). A regression of twice the noise settles within
-  // max_samples a side, so those asks keep alpha; the later ones, where a tip that did not
-  // regress spends the rest of its cap, are held to alpha / 10.
+  // A tip that did not regress is asked until its cap, many times: past max_samples a side
+  // the strategies ask only every max_samples pairs, and those asks need p <= alpha / 2.
   const bool late = std::min(good.size(), bad.size()) > static_cast<size_t>(spec.max_samples);
-  const double alpha = late ? spec.alpha / 10 : spec.alpha;
-  // Two tests, each at alpha / 2 (Bonferroni): Mann-Whitney, and the kernel shift test, which
+  const double needed = late ? spec.alpha / 2 : spec.alpha;
+  // Two tests, each at half of that (Bonferroni): Mann-Whitney, and the kernel shift test, which
   // keeps its power where a share of the samples sits in a second mode (statistics.h). Its
   // kernel is sqrt(2) times the model's: in the benchmark's bimodal cells the best of 1, sqrt(2)
   // and 2 times (the fewest real regressions ended as "no regression").
-  const double level = alpha / 2;
+  const double level = needed / 2;
   const double p_rank = mann_whitney_u(bad, good, worse).p_value;
   const double width = std::sqrt(2.0) * kernel_bandwidth(robust_scale(within_scale(g, b), 0),
                                                          g.size() + b.size(), 0);
@@ -167,7 +164,7 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   // The floor is applied to what the samples allow: a change counts unless it is confidently
   // smaller than min_effect (the upper end of its 1 - alpha interval is below the floor).
   Shift shift = hodges_lehmann(g, b, 1 - spec.alpha);
-  bool significant = check.p_value <= alpha;
+  bool significant = check.p_value <= needed;
   bool may_be_large = std::expm1(shift.high) >= spec.min_effect;
   if (significant && may_be_large) {
     check.kind = VerdictKind::kBad;
@@ -189,8 +186,8 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
       "and bad commits are right and that the metric and its direction ({} is better) "
       "match the regression",
       metric.name, median(good), iqr(good), good.size(), median(bad), iqr(bad), bad.size(),
-      100 * check.effect, "worse", 100 * spec.min_effect, check.p_value, alpha,
-      late ? ", alpha / 10 past max_samples a side" : ", alpha",
+      100 * check.effect, "worse", 100 * spec.min_effect, check.p_value, needed,
+      late ? ", alpha / 2 past max_samples a side" : ", alpha",
       metric.better == Better::kHigher ? "higher" : "lower");
   return check;
 }
