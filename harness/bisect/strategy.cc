@@ -1,11 +1,14 @@
 #include "bisect/strategy.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <set>
 
 #include "bisect/midpoint.h"
+#include "bisect/pinpoint.h"
 #include "bisect/posterior.h"
 #include "common/error.h"
 
@@ -218,60 +221,71 @@ class LkpStrategy : public GitLikeStrategy {
   }
 };
 
-constexpr size_t kPinpointAttempts = 10;
-constexpr size_t kPinpointCap = 40;
-constexpr double kPinpointAlpha = 0.01;
+constexpr int kPinpointAttempts = 10;
 
-double pinpoint_p(const std::vector<double>& a, const std::vector<double>& b) {
-  return std::min(mann_whitney_u(a, b).p_value, kolmogorov_smirnov(a, b).p_value);
-}
-
+// Pinpoint compares neighbouring changes, not each change with the endpoints: the commit under
+// test against the nearest good and the nearest bad commit measured, and an unknown comparison
+// gets 10 more attempts on whichever of its two changes has fewer, neighbours included.
 class PinpointStrategy : public GitLikeStrategy {
  public:
   using GitLikeStrategy::GitLikeStrategy;
 
  protected:
   Action endpoint_phase(const SearchState& state) const override {
-    size_t have = std::min(state.good.size(), state.of(0).size());
-    if (have < kPinpointAttempts || state.good.size() != state.of(0).size()) {
-      return measure_endpoints_to(state, std::max(kPinpointAttempts, have + 1));
+    if (!endpoints_have(state, kPinpointAttempts)) {
+      return measure_endpoints_to(state, kPinpointAttempts);
     }
+    PinpointComparison comparison = compare(state, state.good, state.of(0));
+    if (comparison.result == Comparison::kUnknown) return more_of(state, kGoodEndpoint, 0);
     EndpointCheck check;
-    check.p_value = pinpoint_p(state.good, state.of(0));
+    check.p_value = comparison.p_value;
     double change = relative_change(state.good, state.of(0));
     check.effect = metric_.better == Better::kHigher ? -change : change;
-    if (check.p_value <= kPinpointAlpha && check.effect > 0) {
+    if (comparison.result == Comparison::kDifferent && check.effect > 0) {
       check.kind = VerdictKind::kBad;
-    } else if (have + kPinpointAttempts <= kPinpointCap) {
-      return measure_endpoints_to(state, have + kPinpointAttempts);
     } else {
       check.kind = VerdictKind::kGood;
-      check.message = "good and bad are not different (p > 0.01)";
+      check.message = fmt::format(
+          "good and bad are not different in the worse direction (pinpoint: p = {:.3g})",
+          comparison.p_value);
     }
     return endpoint_result(check);
   }
   size_t endpoint_samples_during_search(const SearchState&) const override { return 0; }
   Action decide(const SearchState& state, int commit) const override {
     const auto& samples = state.of(commit);
-    size_t n = samples.size();
-    size_t round = ((n + kPinpointAttempts - 1) / kPinpointAttempts) * kPinpointAttempts;
-    if (n < std::max(round, kPinpointAttempts)) {
-      return measure(commit, static_cast<int>(std::max(round, kPinpointAttempts) - n));
+    if (samples.size() < kPinpointAttempts) {
+      return measure(commit, kPinpointAttempts - static_cast<int>(samples.size()));
     }
+    int good = kGoodEndpoint, bad = 0;
+    for (const auto& [measured, made] : state.verdicts) {
+      if (made.kind == VerdictKind::kGood) good = measured;
+      if (made.kind == VerdictKind::kBad) bad = measured;
+    }
+    PinpointComparison after = compare(state, samples, state.of(bad));
+    if (after.result == Comparison::kUnknown) return more_of(state, commit, bad);
+    PinpointComparison before = compare(state, state.of(good), samples);
+    if (before.result == Comparison::kUnknown) return more_of(state, good, commit);
     CommitVerdict verdict;
-    verdict.samples = static_cast<int>(n);
-    verdict.p_vs_good = pinpoint_p(samples, state.good);
-    verdict.p_vs_bad = pinpoint_p(samples, state.of(0));
-    if (verdict.p_vs_good <= kPinpointAlpha && verdict.p_vs_bad > verdict.p_vs_good) {
-      verdict.kind = VerdictKind::kBad;
-    } else if (verdict.p_vs_bad <= kPinpointAlpha && verdict.p_vs_good > verdict.p_vs_bad) {
-      verdict.kind = VerdictKind::kGood;
-    } else if (n < kPinpointCap) {
-      return measure(commit, static_cast<int>(kPinpointAttempts));
-    } else {
-      verdict.kind = verdict.p_vs_bad > verdict.p_vs_good ? VerdictKind::kBad : VerdictKind::kGood;
-    }
+    verdict.samples = static_cast<int>(samples.size());
+    verdict.p_vs_good = before.p_value;
+    verdict.p_vs_bad = after.p_value;
+    // Where Pinpoint would go on in both halves (both different) or in neither (both the
+    // same), the smaller p decides: a bisection needs one answer.
+    bool bad_side = before.result == Comparison::kDifferent;
+    if (before.result == after.result) bad_side = before.p_value < after.p_value;
+    verdict.kind = bad_side ? VerdictKind::kBad : VerdictKind::kGood;
     return verdict_action(commit, verdict);
+  }
+
+ private:
+  // The change looked for: Pinpoint takes the alert's size; here, the endpoints' difference.
+  PinpointComparison compare(const SearchState& state, const std::vector<double>& a,
+                             const std::vector<double>& b) const {
+    return pinpoint_compare(a, b, mean(state.of(0)) - mean(state.good));
+  }
+  static Action more_of(const SearchState& state, int a, int b) {
+    return measure(state.of(a).size() <= state.of(b).size() ? a : b, kPinpointAttempts);
   }
 };
 

@@ -15,8 +15,9 @@
 //   classic   (comparison) one sample per commit, threshold halfway between endpoint means.
 //   lkp       (comparison) 0-day: 3 samples a side, bad when the ranges separate and the
 //             change exceeds the floor.
-//   pinpoint  (comparison) 10 attempts, p = min(MWU, KS); different at p <= 0.01, else +10
-//             attempts up to 40.
+//   pinpoint  (comparison) Chromium Pinpoint (pinpoint.h): 10 attempts, the commit compared
+//             with its nearest good and bad neighbours; different at p <= 0.01, the same above
+//             a threshold for the size of change looked for, else +10 attempts.
 // All but classic, lkp and pinpoint first measure the endpoints until the endpoint check
 // (verdict.h: Mann-Whitney and the kernel shift test) settles that bad is worse than good by
 // at least min_effect.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bisect/pinpoint.h"
 #include "bisect/test_graphs.h"
 
 namespace kbisect {
@@ -54,6 +55,30 @@ TEST(EndpointPhase, NoRegressionAtTwiceTheCapEvenLeaningWorse) {
   Action action = endpoint_step(100, 2, 15);  // p = 0.034
   EXPECT_EQ(action.kind, Action::Kind::kNoRegression);
   EXPECT_NE(action.message.find("100 samples"), std::string::npos) << action.message;
+}
+
+// Pinpoint starts with 10 attempts a side; while a comparison is unknown, the change with
+// fewer attempts gets 10 more.
+TEST(PinpointSearch, AnUnknownComparisonGetsTenMoreAttemptsOnTheChangeWithFewer) {
+  static const CommitGraph graph = testing::linear_graph(8);
+  BisectSpec spec;
+  MetricSpec metric;
+  auto pinpoint = make_strategy("pinpoint", spec, metric);
+  SearchState state(graph);
+  state.good = evenly(10, 900, 1);
+  state.samples[0] = evenly(10, 897, 1);
+  ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3).result, Comparison::kUnknown);
+  Action first = pinpoint->next(state);
+  EXPECT_EQ(first.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(first.commit, kGoodEndpoint);
+  EXPECT_EQ(first.samples, 10);
+
+  state.good = evenly(20, 900, 0.5);
+  ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3.25).result, Comparison::kUnknown);
+  Action second = pinpoint->next(state);
+  EXPECT_EQ(second.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(second.commit, 0);
+  EXPECT_EQ(second.samples, 10);
 }
 
 // Run 324 of the benchmark's linear bimodal 10%/10% cell (culprit 39, 20% of the samples in a
