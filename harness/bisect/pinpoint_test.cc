@@ -40,7 +40,7 @@ TEST(PinpointCompare, DifferentSameOrUnknown) {
   PinpointComparison alike = pinpoint_compare(values(10, 0), values(10, 0), 4.5);
   EXPECT_EQ(alike.result, Comparison::kSame);
 
-  // p between 0.01 and the threshold for 10 values (about 0.57): 10 more attempts.
+  // p between 0.01 and the threshold for 10 values (about 0.5): 10 more attempts.
   PinpointComparison between = pinpoint_compare(values(10, 0), values(10, 3), 4.5);
   EXPECT_GT(between.p_value, 0.01);
   EXPECT_LT(between.p_value, pinpoint_same_threshold(1.0, 10));

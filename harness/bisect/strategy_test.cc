@@ -81,6 +81,33 @@ TEST(PinpointSearch, AnUnknownComparisonGetsTenMoreAttemptsOnTheChangeWithFewer)
   EXPECT_EQ(second.samples, 10);
 }
 
+// The commit under test is compared with its nearest measured neighbours: here the good one is
+// commit 6, not the good endpoint, and it gets the 10 attempts of an unknown comparison.
+TEST(PinpointSearch, ComparesWithTheNearestGoodAndBadCommits) {
+  static const CommitGraph graph = testing::linear_graph(8);
+  BisectSpec spec;
+  MetricSpec metric;
+  auto pinpoint = make_strategy("pinpoint", spec, metric);
+  SearchState state(graph);
+  state.endpoints_verified = true;
+  state.good = evenly(10, 900, 1);
+  state.samples[0] = evenly(10, 897, 1);
+  state.samples[6] = evenly(10, 900, 1);
+  CommitVerdict good;
+  good.kind = VerdictKind::kGood;
+  state.verdicts.emplace_back(6, good);
+  Action visit = pinpoint->next(state);
+  ASSERT_EQ(visit.kind, Action::Kind::kMeasure);
+  ASSERT_NE(visit.commit, 6);
+  EXPECT_EQ(visit.samples, 10);
+
+  state.samples[visit.commit] = evenly(10, 897, 1);  // the same as bad, unknown against 6
+  Action next = pinpoint->next(state);
+  EXPECT_EQ(next.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(next.commit, 6);
+  EXPECT_EQ(next.samples, 10);
+}
+
 // Run 324 of the benchmark's linear bimodal 10%/10% cell (culprit 39, 20% of the samples in a
 // second mode at 0.8x) after 39 samples. The endpoint check passed at 6 samples a side that put
 // bad 20% below good, twice the regression. A model resting on them holds node 45 (truly good)
