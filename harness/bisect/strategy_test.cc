@@ -57,41 +57,39 @@ TEST(EndpointPhase, NoRegressionAtTwiceTheCapEvenLeaningWorse) {
   EXPECT_NE(action.message.find("100 samples"), std::string::npos) << action.message;
 }
 
-// Pinpoint starts with 10 attempts a side; while a comparison is unknown, the change with
-// fewer attempts gets 10 more.
-TEST(PinpointSearch, AnUnknownComparisonGetsTenMoreAttemptsOnTheChangeWithFewer) {
-  static const CommitGraph graph = testing::linear_graph(8);
-  BisectSpec spec;
-  MetricSpec metric;
-  auto pinpoint = make_strategy("pinpoint", spec, metric);
-  SearchState state(graph);
-  state.good = evenly(10, 900, 1);
-  state.samples[0] = evenly(10, 897, 1);
+// Pinpoint on an 8-commit history whose endpoints (10 attempts each) differ by less than
+// their spread: compared, they are neither different nor the same yet.
+class PinpointSearch : public ::testing::Test {
+ protected:
+  PinpointSearch() {
+    state.good = evenly(10, 900, 1);
+    state.samples[0] = evenly(10, 897, 1);
+  }
+  // 10 more attempts of `commit`.
+  void expect_attempts(const Action& action, int commit) const {
+    EXPECT_EQ(action.kind, Action::Kind::kMeasure);
+    EXPECT_EQ(action.commit, commit);
+    EXPECT_EQ(action.samples, 10);
+  }
+  CommitGraph graph = testing::linear_graph(8);
+  std::unique_ptr<Strategy> pinpoint = make_strategy("pinpoint", BisectSpec{}, MetricSpec{});
+  SearchState state{graph};
+};
+
+// While a comparison is unknown, the change with fewer attempts gets 10 more.
+TEST_F(PinpointSearch, AnUnknownComparisonGetsTenMoreAttemptsOnTheChangeWithFewer) {
   ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3).result, Comparison::kUnknown);
-  Action first = pinpoint->next(state);
-  EXPECT_EQ(first.kind, Action::Kind::kMeasure);
-  EXPECT_EQ(first.commit, kGoodEndpoint);
-  EXPECT_EQ(first.samples, 10);
+  expect_attempts(pinpoint->next(state), kGoodEndpoint);
 
   state.good = evenly(20, 900, 0.5);
   ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3.25).result, Comparison::kUnknown);
-  Action second = pinpoint->next(state);
-  EXPECT_EQ(second.kind, Action::Kind::kMeasure);
-  EXPECT_EQ(second.commit, 0);
-  EXPECT_EQ(second.samples, 10);
+  expect_attempts(pinpoint->next(state), 0);
 }
 
 // The commit under test is compared with its nearest measured neighbours: here the good one is
 // commit 6, not the good endpoint, and it gets the 10 attempts of an unknown comparison.
-TEST(PinpointSearch, ComparesWithTheNearestGoodAndBadCommits) {
-  static const CommitGraph graph = testing::linear_graph(8);
-  BisectSpec spec;
-  MetricSpec metric;
-  auto pinpoint = make_strategy("pinpoint", spec, metric);
-  SearchState state(graph);
+TEST_F(PinpointSearch, ComparesWithTheNearestGoodAndBadCommits) {
   state.endpoints_verified = true;
-  state.good = evenly(10, 900, 1);
-  state.samples[0] = evenly(10, 897, 1);
   state.samples[6] = evenly(10, 900, 1);
   CommitVerdict good;
   good.kind = VerdictKind::kGood;
@@ -99,13 +97,10 @@ TEST(PinpointSearch, ComparesWithTheNearestGoodAndBadCommits) {
   Action visit = pinpoint->next(state);
   ASSERT_EQ(visit.kind, Action::Kind::kMeasure);
   ASSERT_NE(visit.commit, 6);
-  EXPECT_EQ(visit.samples, 10);
+  expect_attempts(visit, visit.commit);
 
   state.samples[visit.commit] = evenly(10, 897, 1);  // the same as bad, unknown against 6
-  Action next = pinpoint->next(state);
-  EXPECT_EQ(next.kind, Action::Kind::kMeasure);
-  EXPECT_EQ(next.commit, 6);
-  EXPECT_EQ(next.samples, 10);
+  expect_attempts(pinpoint->next(state), 6);
 }
 
 // Run 324 of the benchmark's linear bimodal 10%/10% cell (culprit 39, 20% of the samples in a
