@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "config/units.h"
+#include "kdio/spelling.h"
 
 namespace kbisect {
 namespace {
@@ -24,29 +25,10 @@ struct Field {
   std::string key;
 };
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string did_you_mean(std::string_view unknown, Keys allowed) {
-  std::string_view best;
-  size_t best_distance = std::max<size_t>(2, unknown.size() / 3) + 1;
-  for (std::string_view candidate : allowed) {
-    size_t distance = edit_distance(unknown, candidate);
-    if (distance < best_distance) best = candidate, best_distance = distance;
-  }
-  if (!best.empty()) return fmt::format("; did you mean '{}'?", best);
+  auto best =
+      kdio::closest_match(unknown, std::vector<std::string>(allowed.begin(), allowed.end()));
+  if (best) return fmt::format("; did you mean '{}'?", *best);
   std::string list;
   for (std::string_view candidate : allowed)
     list += fmt::format("{}{}", list.empty() ? "" : ", ", candidate);

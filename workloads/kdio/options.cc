@@ -7,6 +7,7 @@
 #include <limits>
 #include <string_view>
 
+#include "kdio/spelling.h"
 #include "kdio/value.h"
 
 namespace kdio {
@@ -112,7 +113,7 @@ void set_pattern(JobState& state, std::string_view value) {
   if (value.find("trim") != std::string_view::npos) {
     throw JobError(fmt::format("rw={} is not supported by kdio (no trims)", value));
   }
-  const auto near = closest_match(std::string(value), names);
+  const auto near = closest_match(value, names);
   throw JobError(
       fmt::format("unknown rw '{}'{}; use read, write, randread, randwrite, rw, "
                   "readwrite or randrw",
@@ -133,7 +134,7 @@ void set_engine(JobState& state, std::string_view value) {
     }
     names.emplace_back(name);
   }
-  const auto near = closest_match(std::string(value), names);
+  const auto near = closest_match(value, names);
   throw JobError(
       fmt::format("ioengine '{}' is not supported by kdio{}; use psync, sync, libaio "
                   "or io_uring",
@@ -566,21 +567,6 @@ const OptionSpec* find_option(std::string_view name) {
                              near ? fmt::format("; did you mean '{}'?", *near) : ""));
 }
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace
 
 void apply_option(JobState& state, const IniOption& option) {
@@ -619,21 +605,6 @@ std::vector<std::string> supported_option_names() {
 
 std::vector<std::string> unsupported_fio_option_names() {
   return {std::begin(kUnsupportedFioOptions), std::end(kUnsupportedFioOptions)};
-}
-
-std::optional<std::string> closest_match(const std::string& name,
-                                         const std::vector<std::string>& candidates) {
-  const size_t allowed = std::max<size_t>(1, name.size() / 3);
-  std::optional<std::string> best;
-  size_t best_distance = allowed + 1;
-  for (const std::string& candidate : candidates) {
-    const size_t distance = edit_distance(name, candidate);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = candidate;
-    }
-  }
-  return best;
 }
 
 }  // namespace kdio

@@ -48,8 +48,4 @@ std::vector<std::string> supported_option_names();
 // The fio options and aliases kdio refuses by name, for the documentation test.
 std::vector<std::string> unsupported_fio_option_names();
 
-// The closest of `candidates` to `name`, if it is close enough to be a likely typo.
-std::optional<std::string> closest_match(const std::string& name,
-                                         const std::vector<std::string>& candidates);
-
 }  // namespace kdio

@@ -334,12 +334,5 @@ TEST(OptionsDoc, SupportedAndUnsupportedDoNotOverlap) {
   }
 }
 
-TEST(ClosestMatch, OnlyNearMisses) {
-  const std::vector<std::string> names{"iodepth", "bs", "size"};
-  EXPECT_EQ(closest_match("iodpeth", names), "iodepth");
-  EXPECT_EQ(closest_match("bz", names), "bs");
-  EXPECT_EQ(closest_match("zzzzzz", names), std::nullopt);
-}
-
 }  // namespace
 }  // namespace kdio
