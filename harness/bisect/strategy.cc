@@ -65,6 +65,22 @@ Action with_candidates_left(Action action, int candidates_left) {
   return action;
 }
 
+// The verdicts so far: the latest bad commit (the bad endpoint before any) and every good
+// one, in the order they were made.
+struct Settled {
+  int bad = 0;
+  std::vector<int> goods;
+};
+
+Settled settled_commits(const SearchState& state) {
+  Settled settled;
+  for (const auto& [commit, verdict] : state.verdicts) {
+    if (verdict.kind == VerdictKind::kBad) settled.bad = commit;
+    if (verdict.kind == VerdictKind::kGood) settled.goods.push_back(commit);
+  }
+  return settled;
+}
+
 // How a git-like search decides on endpoints and on one commit; the search itself is shared.
 class GitLikeStrategy : public Strategy {
  public:
@@ -74,13 +90,8 @@ class GitLikeStrategy : public Strategy {
     if (!state.endpoints_verified) {
       return with_candidates_left(endpoint_phase(state), counted_candidates(*state.graph));
     }
-    int bad = 0;
-    std::vector<int> goods;
-    for (const auto& [commit, verdict] : state.verdicts) {
-      if (verdict.kind == VerdictKind::kBad) bad = commit;
-      if (verdict.kind == VerdictKind::kGood) goods.push_back(commit);
-    }
-    Subgraph sub = restrict_candidates(*state.graph, bad, goods);
+    Settled settled = settled_commits(state);
+    Subgraph sub = restrict_candidates(*state.graph, settled.bad, settled.goods);
     std::set<std::string> skipped;
     for (size_t i = 0; i < state.failed.size(); ++i) {
       if (state.failed[i]) skipped.insert(state.graph->nodes[i].id);
@@ -257,11 +268,9 @@ class PinpointStrategy : public GitLikeStrategy {
     if (samples.size() < kPinpointAttempts) {
       return measure(commit, kPinpointAttempts - static_cast<int>(samples.size()));
     }
-    int good = kGoodEndpoint, bad = 0;
-    for (const auto& [measured, made] : state.verdicts) {
-      if (made.kind == VerdictKind::kGood) good = measured;
-      if (made.kind == VerdictKind::kBad) bad = measured;
-    }
+    Settled settled = settled_commits(state);
+    const int bad = settled.bad;
+    const int good = settled.goods.empty() ? kGoodEndpoint : settled.goods.back();
     PinpointComparison after = compare(state, samples, state.of(bad));
     if (after.result == Comparison::kUnknown) return more_of(state, commit, bad);
     PinpointComparison before = compare(state, state.of(good), samples);
