@@ -117,6 +117,7 @@ bool selected(const std::string& label) {
 
 struct Tally {
   std::atomic<int> right{0};
+  std::atomic<int> confirmed{0};  // --confirm: right culprits the confirmation confirmed
   std::atomic<long> samples{0};
   std::atomic<int> runs{0};
 };
@@ -124,6 +125,7 @@ struct Tally {
 BisectSpec bench_spec;
 std::optional<double> bench_confidence;  // --confidence: adaptive's and bayes' stop
 bool show_failures = false;
+bool with_confirmation = false;  // --confirm: the confirmation after the search runs too
 uint64_t seed_set = 0;  // 0: the seeds of the README's table; others check the same cells anew
 
 void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally& tally) {
@@ -146,7 +148,10 @@ void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally&
   input.good = good;
   input.metric.name = "read.iops";
   input.metric.better = Better::kHigher;
-  input.confirm = false;
+  input.confirm = with_confirmation;
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    return measurer.revert(base, commit);
+  };
   input.spec = bench_spec;
   auto strategy = make_strategy(strategy_name, input.spec, input.metric, bench_confidence);
   MemoryJournal journal;
@@ -159,15 +164,16 @@ void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally&
                          : result.culprit && *result.culprit == graph.nodes[culprit].id;
   if (right) {
     tally.right++;
+    tally.confirmed += result.confirmed;
   } else if (show_failures) {
     int named = -1;
     for (int i = 0; i < kCommits; ++i) {
       if (result.culprit && graph.nodes[i].id == *result.culprit) named = i;
     }
-    fmt::print(stderr, "{} {} {:.0f}%/{:.0f}% run {}: {} node {} instead of {} ({} samples) {}\n",
+    fmt::print(stderr, "{} {} {:.0f}%/{:.0f}% run {}: {} node {} instead of {} ({} samples){} {}\n",
                strategy_name, noise_name(cell.noise), cell.regression * 100, cell.cv * 100, run,
                session_verdict_name(result.verdict), named, culprit, result.samples,
-               result.message);
+               result.confirmed ? ", confirmed" : "", result.message);
   }
 }
 
@@ -195,6 +201,8 @@ int main_impl(int argc, char** argv) {
       threads = parse_int(argv[++i], "--threads");
     } else if (!std::strcmp(argv[i], "--show-failures")) {
       show_failures = true;
+    } else if (!std::strcmp(argv[i], "--confirm")) {
+      with_confirmation = true;
     } else if (!std::strcmp(argv[i], "--max-samples") && i + 1 < argc) {
       bench_spec.max_samples = parse_int(argv[++i], "--max-samples");
     } else if (!std::strcmp(argv[i], "--strategy") && i + 1 < argc) {
@@ -213,7 +221,7 @@ int main_impl(int argc, char** argv) {
       fmt::print(stderr,
                  "usage: bisect_accuracy [--runs N] [--threads N] [--strategy S] [--max-samples N] "
                  "[--confidence P] [--seed-set N] [--cells TEXT] [--regression PCT] [--cv PCT] "
-                 "[--show-failures]\n");
+                 "[--show-failures] [--confirm]\n");
       return 2;
     }
   }
@@ -247,11 +255,13 @@ int main_impl(int argc, char** argv) {
 
   fmt::print(
       "{} bisections per cell and strategy (seed set {}); accuracy % / mean samples per "
-      "bisection\n",
-      runs, seed_set);
+      "bisection{}\n",
+      runs, seed_set,
+      with_confirmation ? " (the confirmation's included) / right culprits confirmed %" : "");
   fmt::print("{:<7} {:<9} {:>4} {:>4}", "history", "noise", "reg", "cv");
-  for (const auto& name : strategies) fmt::print(" | {:>13}", name);
-  fmt::print(" | target (adaptive)\n");
+  for (const auto& name : strategies) fmt::print(" | {:>{}}", name, with_confirmation ? 20 : 13);
+  // The targets are the search's: with the confirmation's samples they do not apply.
+  fmt::print(" | {}\n", with_confirmation ? "" : "target (adaptive)");
   int applicable = 0, met = 0, accurate = 0, cheap_cells = 0;
   double ratio_sum = 0;
   for (size_t c = 0; c < cells.size(); ++c) {
@@ -264,10 +274,13 @@ int main_impl(int argc, char** argv) {
       double samples = static_cast<double>(t.samples) / std::max(1, t.runs.load());
       score[strategies[s]] = {accuracy, samples};
       fmt::print(" | {:>5.1f}% {:>6.1f}", accuracy, samples);
+      if (with_confirmation)
+        fmt::print(" {:>5.1f}%", 100.0 * t.confirmed / std::max(1, t.right.load()));
     }
     std::string verdict = "-";
     double strength = cell.regression / cell.cv;
     double need = strength >= 2 - 1e-9 ? 99 : (strength >= 1 - 1e-9 ? 95 : 0);
+    if (with_confirmation) need = 0;
     if (score.count("adaptive") && need > 0) {
       auto [accuracy, samples] = score["adaptive"];
       bool ok = accuracy >= need;

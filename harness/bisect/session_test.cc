@@ -1,5 +1,6 @@
 #include "bisect/session.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -87,6 +88,38 @@ TEST(Session, ClearConfirmationStopsEarly) {
     EXPECT_GE(count, 4) << commit;
     EXPECT_LE(count, 5) << commit;
   }
+}
+
+// A culprit the size of the noise is rarely significant against its parent and its revert with
+// max_samples a side; the confirmation goes on while undecided, up to five times that.
+TEST(Session, ANearNoiseCulpritIsConfirmedPastMaxSamples) {
+  CommitGraph graph = linear_graph(16);
+  int past_max_samples = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.95, 0.05, seed));
+    SessionInput input = input_for(graph);
+    input.spec.max_samples = 10;
+    input.revert = [&](const std::string& base, const std::string& commit) {
+      return sim.revert(base, commit);
+    };
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+    ASSERT_EQ(result.culprit, fake_id(9));
+    EXPECT_TRUE(result.confirmed) << result.parent_check << " / " << result.revert_check;
+    std::map<std::string, int> confirm_samples;
+    for (const auto& entry : journal.replay()) {
+      if (entry.kind == JournalEntry::Kind::kSample && entry.phase == Phase::kConfirm) {
+        ++confirm_samples[entry.commit];
+      }
+    }
+    for (const auto& [commit, count] : confirm_samples) {
+      EXPECT_LE(count, 5 * input.spec.max_samples) << commit;
+      past_max_samples += count > input.spec.max_samples;
+    }
+  }
+  EXPECT_GT(past_max_samples, 0);
 }
 
 // What `kbisect query steps` shows: a commit's first measurement carries the candidates left
