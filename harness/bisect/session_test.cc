@@ -60,31 +60,44 @@ TEST(Session, FindsAndConfirmsTheCulprit) {
   EXPECT_EQ(result.samples, samples);
 }
 
+// An adaptive session with the sim runner's revert and max_samples 10, and the confirmation
+// samples it took of each commit.
+struct ConfirmedRun {
+  SessionResult result;
+  std::map<std::string, int> confirm_samples;
+};
+constexpr int kMaxSamples = 10;
+
+ConfirmedRun run_with_confirmation(const CommitGraph& graph, const SimSpec& spec) {
+  SimMeasurer sim(graph, good_id(), spec);
+  SessionInput input = input_for(graph);
+  input.spec.max_samples = kMaxSamples;
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    return sim.revert(base, commit);
+  };
+  MemoryJournal journal;
+  ConfirmedRun run;
+  run.result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  for (const auto& entry : journal.replay()) {
+    if (entry.kind == JournalEntry::Kind::kSample && entry.phase == Phase::kConfirm) {
+      ++run.confirm_samples[entry.commit];
+    }
+  }
+  return run;
+}
+
 // A regression far above the noise is confirmed with the fewest samples that can make
 // Mann-Whitney significant at alpha / 2 = 0.005 (the check runs two tests at alpha / 2 each;
 // 5 against 5: p = 1/252), not with max_samples.
 TEST(Session, ClearConfirmationStopsEarly) {
   CommitGraph graph = linear_graph(16);
-  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.5, 0.01));
-  SessionInput input = input_for(graph);
-  input.spec.max_samples = 10;
-  input.revert = [&](const std::string& base, const std::string& commit) {
-    return sim.revert(base, commit);
-  };
-  MemoryJournal journal;
-  SessionResult result =
-      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
-  ASSERT_TRUE(result.culprit);
-  EXPECT_EQ(*result.culprit, fake_id(9));
-  EXPECT_TRUE(result.confirmed) << result.parent_check << " / " << result.revert_check;
-  std::map<std::string, int> confirm_samples;
-  for (const auto& entry : journal.replay()) {
-    if (entry.kind == JournalEntry::Kind::kSample && entry.phase == Phase::kConfirm) {
-      ++confirm_samples[entry.commit];
-    }
-  }
-  EXPECT_EQ(confirm_samples.size(), 4u) << "culprit, parent, bad and bad with the revert";
-  for (const auto& [commit, count] : confirm_samples) {
+  ConfirmedRun run = run_with_confirmation(graph, regression_at(graph, 9, 0.5, 0.01));
+  ASSERT_TRUE(run.result.culprit);
+  EXPECT_EQ(*run.result.culprit, fake_id(9));
+  EXPECT_TRUE(run.result.confirmed) << run.result.parent_check << " / " << run.result.revert_check;
+  EXPECT_EQ(run.confirm_samples.size(), 4u) << "culprit, parent, bad and bad with the revert";
+  for (const auto& [commit, count] : run.confirm_samples) {
     EXPECT_GE(count, 4) << commit;
     EXPECT_LE(count, 5) << commit;
   }
@@ -97,26 +110,13 @@ TEST(Session, ANearNoiseCulpritIsConfirmedPastMaxSamples) {
   int past_max_samples = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     SCOPED_TRACE(fmt::format("seed {}", seed));
-    SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.95, 0.05, seed));
-    SessionInput input = input_for(graph);
-    input.spec.max_samples = 10;
-    input.revert = [&](const std::string& base, const std::string& commit) {
-      return sim.revert(base, commit);
-    };
-    MemoryJournal journal;
-    SessionResult result =
-        run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
-    ASSERT_EQ(result.culprit, fake_id(9));
-    EXPECT_TRUE(result.confirmed) << result.parent_check << " / " << result.revert_check;
-    std::map<std::string, int> confirm_samples;
-    for (const auto& entry : journal.replay()) {
-      if (entry.kind == JournalEntry::Kind::kSample && entry.phase == Phase::kConfirm) {
-        ++confirm_samples[entry.commit];
-      }
-    }
-    for (const auto& [commit, count] : confirm_samples) {
-      EXPECT_LE(count, 5 * input.spec.max_samples) << commit;
-      past_max_samples += count > input.spec.max_samples;
+    ConfirmedRun run = run_with_confirmation(graph, regression_at(graph, 9, 0.95, 0.05, seed));
+    ASSERT_EQ(run.result.culprit, fake_id(9));
+    EXPECT_TRUE(run.result.confirmed)
+        << run.result.parent_check << " / " << run.result.revert_check;
+    for (const auto& [commit, count] : run.confirm_samples) {
+      EXPECT_LE(count, 5 * kMaxSamples) << commit;
+      past_max_samples += count > kMaxSamples;
     }
   }
   EXPECT_GT(past_max_samples, 0);
