@@ -127,6 +127,8 @@ std::optional<double> bench_confidence;  // --confidence: adaptive's and bayes' 
 bool show_failures = false;
 bool with_confirmation = false;  // --confirm: the confirmation after the search runs too
 uint64_t seed_set = 0;  // 0: the seeds of the README's table; others check the same cells anew
+// --drift: the host's speed moves by this fraction of the metric per sample the session takes.
+double drift_per_sample = 0;
 
 void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally& tally) {
   uint64_t seed = static_cast<uint64_t>(run) * 7919 + (cell.merges ? 17 : 0) + seed_set * 1000003;
@@ -140,6 +142,7 @@ void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally&
              static_cast<uint64_t>(cell.cv * 100000);
   sim.noise = cell.noise;
   sim.cv = cell.cv;
+  sim.drift_per_sample = drift_per_sample;
   sim.changes = {{graph.nodes[culprit].id, 1 - cell.regression}};
   SimMeasurer measurer(graph, good, sim);
 
@@ -217,11 +220,13 @@ int main_impl(int argc, char** argv) {
       regressions = {parse_int(argv[++i], "--regression", 0) / 100.0};
     } else if (!std::strcmp(argv[i], "--cv") && i + 1 < argc) {
       cvs = {parse_int(argv[++i], "--cv") / 100.0};
+    } else if (!std::strcmp(argv[i], "--drift") && i + 1 < argc) {
+      drift_per_sample = parse_int(argv[++i], "--drift", -50) / 10000.0;  // % per 100 samples
     } else {
       fmt::print(stderr,
                  "usage: bisect_accuracy [--runs N] [--threads N] [--strategy S] [--max-samples N] "
                  "[--confidence P] [--seed-set N] [--cells TEXT] [--regression PCT] [--cv PCT] "
-                 "[--show-failures] [--confirm]\n");
+                 "[--drift PCT] [--show-failures] [--confirm]\n");
       return 2;
     }
   }
@@ -255,9 +260,12 @@ int main_impl(int argc, char** argv) {
 
   fmt::print(
       "{} bisections per cell and strategy (seed set {}); accuracy % / mean samples per "
-      "bisection{}\n",
+      "bisection{}{}\n",
       runs, seed_set,
-      with_confirmation ? " (the confirmation's included) / right culprits confirmed %" : "");
+      with_confirmation ? " (the confirmation's included) / right culprits confirmed %" : "",
+      drift_per_sample != 0
+          ? fmt::format("; host drift {:+g}% per 100 samples", drift_per_sample * 10000)
+          : "");
   fmt::print("{:<7} {:<9} {:>4} {:>4}", "history", "noise", "reg", "cv");
   for (const auto& name : strategies) fmt::print(" | {:>{}}", name, with_confirmation ? 20 : 13);
   // The targets are the search's: with the confirmation's samples they do not apply.
