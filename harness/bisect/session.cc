@@ -107,6 +107,7 @@ class Session {
     switch (entry.kind) {
       case JournalEntry::Kind::kSample:
         samples[entry.commit].push_back(entry.value);
+        if (entry.phase == Phase::kSearch) search_sequences_[entry.commit].push_back(sequence_);
         ++attempts_[entry.commit];
         ++sequence_;
         break;
@@ -132,18 +133,25 @@ class Session {
     }
   }
 
+  template <typename T>
+  const std::vector<T>& of(const std::map<std::string, std::vector<T>>& per_commit,
+                           const std::string& id) const {
+    static const std::vector<T> none;
+    auto found = per_commit.find(resolve(id));
+    return found == per_commit.end() ? none : found->second;
+  }
   const std::vector<double>& search_samples_of(const std::string& id) const {
-    static const std::vector<double> none;
-    auto found = search_samples_.find(resolve(id));
-    return found == search_samples_.end() ? none : found->second;
+    return of(search_samples_, id);
   }
 
   // The strategy's view: every node sees the samples of the commit its image equals.
   void refresh() {
     state_.good = search_samples_of(input_.good);
+    state_.good_sequence = of(search_sequences_, input_.good);
     for (size_t i = 0; i < input_.graph->nodes.size(); ++i) {
       const std::string& id = input_.graph->nodes[i].id;
       state_.samples[i] = search_samples_of(id);
+      state_.sequences[i] = of(search_sequences_, id);
       auto failure = failures_.find(resolve(id));
       state_.failed[i] = failure != failures_.end() && !counts_as_bad(failure->second);
       state_.counted_bad[i] = failure != failures_.end() && counts_as_bad(failure->second);
@@ -345,6 +353,7 @@ class Session {
   SearchState state_;
   std::map<std::string, int> index_;
   std::map<std::string, std::vector<double>> search_samples_;
+  std::map<std::string, std::vector<int>> search_sequences_;  // when each was taken
   std::map<std::string, std::vector<double>> confirm_samples_;
   std::map<std::string, int> attempts_;
   std::map<std::string, std::string> aliases_;

@@ -230,6 +230,46 @@ TEST(Session, NoRegressionSaysWhy) {
   EXPECT_NE(result.message.find("p = "), std::string::npos) << result.message;
 }
 
+// The host slowing down by 0.4% per sample: taken good first and bad after, the endpoints
+// would differ by twice the noise; interleaved, they differ by what one sample's drift adds.
+TEST(Session, HostDriftIsNotARegression) {
+  CommitGraph graph = linear_graph(16);
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    SimSpec sim_spec;
+    sim_spec.seed = seed;
+    sim_spec.cv = 0.02;
+    sim_spec.drift_per_sample = -0.004;
+    SimMeasurer sim(graph, good_id(), sim_spec);
+    SessionInput input = input_for(graph);
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+    EXPECT_EQ(result.verdict, SessionVerdict::kNoRegression) << result.message;
+  }
+}
+
+// The host slowing down by 0.35% per sample while a commit regresses by 10%: after 30 samples
+// the drift is as large as the regression, and commits measured late look bad next to
+// endpoint samples mostly taken early. Taking the endpoints' drift out keeps the search on the
+// culprit (without it, 3 of these 10 seeds name another commit).
+TEST(Session, FindsTheCulpritDespiteHostDrift) {
+  CommitGraph graph = linear_graph(32);
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    SimSpec sim_spec = regression_at(graph, 19, 0.9, 0.02, seed);
+    sim_spec.drift_per_sample = -0.0035;
+    SimMeasurer sim(graph, good_id(), sim_spec);
+    SessionInput input = input_for(graph);
+    input.confirm = false;
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+    EXPECT_EQ(result.verdict, SessionVerdict::kFound) << result.message;
+    EXPECT_EQ(result.culprit, fake_id(19));
+  }
+}
+
 TEST(Session, BuildFailuresAreSkipped) {
   CommitGraph graph = linear_graph(32);
   SimSpec sim_spec = regression_at(graph, 20, 0.85, 0.01);

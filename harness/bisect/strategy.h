@@ -42,7 +42,10 @@ struct SearchState {
   const CommitGraph* graph = nullptr;
   std::vector<double> good;                  // samples of the good endpoint
   std::vector<std::vector<double>> samples;  // per node; node 0 is the bad endpoint
-  std::vector<bool> failed;                  // per node: could not be measured: skip it
+  // When each sample above was taken: the session's count of samples before it (drift.h).
+  std::vector<int> good_sequence;
+  std::vector<std::vector<int>> sequences;
+  std::vector<bool> failed;       // per node: could not be measured: skip it
   std::vector<bool> counted_bad;  // per node: could not be measured, counts as bad (boot failure)
   std::vector<std::pair<int, CommitVerdict>> verdicts;  // in the order they were made
   bool endpoints_verified = false;
