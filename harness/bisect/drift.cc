@@ -30,8 +30,8 @@ void add_side(std::span<const double> values, std::span<const int> sequence, Sum
 
 Drift endpoint_drift(std::span<const double> good, std::span<const int> good_sequence,
                      std::span<const double> bad, std::span<const int> bad_sequence) {
-  if (good.size() != good_sequence.size() || bad.size() != bad_sequence.size() ||
-      good.size() < 2 || bad.size() < 2) {
+  if (good.size() != good_sequence.size() || bad.size() != bad_sequence.size() || good.size() < 2 ||
+      bad.size() < 2) {
     return {};
   }
   Sums sums;

@@ -7,9 +7,9 @@
 //             being the culprit (posterior.h), updated by every sample under a likelihood
 //             model refitted from every settled commit; visits of min_samples go to the commit
 //             that splits that probability best; endpoints re-measured, interleaved, as the
-//             search goes on; stop once one candidate holds the confidence (0.999), also
-//             under a model without the endpoint check's samples, then a verdict for every
-//             measured commit.
+//             search goes on, and clear host drift they show taken out (drift.h); stop
+//             once one candidate holds the confidence (0.999), also under a model without
+//             the endpoint check's samples, then a verdict for every measured commit.
 //   bayes     (comparison) the plain form: one sample at a time, model from the endpoints
 //             only, stop at 0.95.
 //   classic   (comparison) one sample per commit, threshold halfway between endpoint means.
