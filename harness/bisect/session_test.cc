@@ -37,6 +37,15 @@ SessionInput input_for(const CommitGraph& graph) {
   return input;
 }
 
+// An adaptive session on the sim runner with input_for()'s input (whose runner cannot revert).
+SessionResult run_adaptive(const CommitGraph& graph, const SimSpec& spec, bool confirm = true) {
+  SimMeasurer sim(graph, good_id(), spec);
+  SessionInput input = input_for(graph);
+  input.confirm = confirm;
+  MemoryJournal journal;
+  return run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+}
+
 TEST(Session, FindsAndConfirmsTheCulprit) {
   CommitGraph graph = linear_graph(32);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.9, 0.02));
@@ -219,11 +228,7 @@ TEST(Session, NoRegressionSaysWhy) {
   CommitGraph graph = linear_graph(16);
   SimSpec sim_spec;
   sim_spec.cv = 0.03;
-  SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  MemoryJournal journal;
-  SessionResult result =
-      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  SessionResult result = run_adaptive(graph, sim_spec);
   EXPECT_EQ(result.verdict, SessionVerdict::kNoRegression);
   EXPECT_FALSE(result.culprit);
   EXPECT_NE(result.message.find("median"), std::string::npos) << result.message;
@@ -240,11 +245,7 @@ TEST(Session, HostDriftIsNotARegression) {
     sim_spec.seed = seed;
     sim_spec.cv = 0.02;
     sim_spec.drift_per_sample = -0.004;
-    SimMeasurer sim(graph, good_id(), sim_spec);
-    SessionInput input = input_for(graph);
-    MemoryJournal journal;
-    SessionResult result =
-        run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+    SessionResult result = run_adaptive(graph, sim_spec);
     EXPECT_EQ(result.verdict, SessionVerdict::kNoRegression) << result.message;
   }
 }
@@ -259,12 +260,7 @@ TEST(Session, FindsTheCulpritDespiteHostDrift) {
     SCOPED_TRACE(fmt::format("seed {}", seed));
     SimSpec sim_spec = regression_at(graph, 19, 0.9, 0.02, seed);
     sim_spec.drift_per_sample = -0.0035;
-    SimMeasurer sim(graph, good_id(), sim_spec);
-    SessionInput input = input_for(graph);
-    input.confirm = false;
-    MemoryJournal journal;
-    SessionResult result =
-        run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+    SessionResult result = run_adaptive(graph, sim_spec, /*confirm=*/false);
     EXPECT_EQ(result.verdict, SessionVerdict::kFound) << result.message;
     EXPECT_EQ(result.culprit, fake_id(19));
   }
@@ -274,12 +270,7 @@ TEST(Session, BuildFailuresAreSkipped) {
   CommitGraph graph = linear_graph(32);
   SimSpec sim_spec = regression_at(graph, 20, 0.85, 0.01);
   for (int node : {16, 15, 24}) sim_spec.outcomes.push_back({fake_id(node), "build-failed"});
-  SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  input.confirm = false;
-  MemoryJournal journal;
-  SessionResult result =
-      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  SessionResult result = run_adaptive(graph, sim_spec, /*confirm=*/false);
   EXPECT_EQ(result.verdict, SessionVerdict::kFound);
   EXPECT_EQ(*result.culprit, fake_id(20));
   EXPECT_FALSE(result.skipped.empty());
@@ -292,11 +283,7 @@ TEST(Session, OnlySkippedCommitsLeftListsThem) {
   CommitGraph graph = linear_graph(16);
   SimSpec sim_spec = regression_at(graph, 6, 0.8, 0.01);
   sim_spec.outcomes = {{fake_id(6), "boot-failed"}, {fake_id(7), "build-failed"}};
-  SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  MemoryJournal journal;
-  SessionResult result =
-      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  SessionResult result = run_adaptive(graph, sim_spec);
   EXPECT_EQ(result.verdict, SessionVerdict::kOnlySkipped);
   std::set<std::string> candidates(result.candidates.begin(), result.candidates.end());
   EXPECT_EQ(candidates, (std::set<std::string>{fake_id(5), fake_id(6), fake_id(7)}));
@@ -324,11 +311,7 @@ TEST(Session, FailingEndpointAborts) {
   CommitGraph graph = linear_graph(8);
   SimSpec sim_spec = regression_at(graph, 3, 0.8, 0.01);
   sim_spec.outcomes = {{fake_id(0), "build-failed"}};
-  SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  MemoryJournal journal;
-  SessionResult result =
-      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  SessionResult result = run_adaptive(graph, sim_spec);
   EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
   EXPECT_NE(result.message.find("build-failed"), std::string::npos) << result.message;
 }
