@@ -13,17 +13,22 @@ struct Sums {
   size_t n = 0;
 };
 
-void add_side(std::span<const double> values, std::span<const int> sequence, Sums& sums) {
+struct Means {
+  double x = 0, y = 0;
+};
+
+Means add_side(std::span<const double> values, std::span<const int> sequence, Sums& sums) {
   const size_t n = values.size();
-  double mean_x = 0, mean_y = 0;
-  for (size_t i = 0; i < n; ++i) mean_x += sequence[i], mean_y += values[i];
-  mean_x /= static_cast<double>(n);
-  mean_y /= static_cast<double>(n);
+  Means mean;
+  for (size_t i = 0; i < n; ++i) mean.x += sequence[i], mean.y += values[i];
+  mean.x /= static_cast<double>(n);
+  mean.y /= static_cast<double>(n);
   for (size_t i = 0; i < n; ++i) {
-    const double dx = sequence[i] - mean_x, dy = values[i] - mean_y;
+    const double dx = sequence[i] - mean.x, dy = values[i] - mean.y;
     sums.xx += dx * dx, sums.xy += dx * dy, sums.yy += dy * dy;
   }
   sums.n += n;
+  return mean;
 }
 
 }  // namespace
@@ -35,11 +40,12 @@ Drift endpoint_drift(std::span<const double> good, std::span<const int> good_seq
     return {};
   }
   Sums sums;
-  add_side(good, good_sequence, sums);
+  const Means good_mean = add_side(good, good_sequence, sums);
   add_side(bad, bad_sequence, sums);
   if (sums.xx <= 0) return {};
   Drift drift;
   drift.per_sample = sums.xy / sums.xx;
+  drift.good_at_start = good_mean.y - drift.per_sample * good_mean.x;
   // n - 3 degrees of freedom: two means and the slope.
   const double degrees = static_cast<double>(sums.n - 3);
   const double residual = std::max(0.0, sums.yy - drift.per_sample * sums.xy);

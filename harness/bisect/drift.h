@@ -10,9 +10,16 @@
 namespace kbisect {
 
 struct Drift {
-  double per_sample = 0;  // metric units per sample the session takes
-  double p_value = 1;     // two-sided, of no drift (Student's t of the slope)
+  double per_sample = 0;     // metric units per sample the session takes
+  double p_value = 1;        // two-sided, of no drift (Student's t of the slope)
+  double good_at_start = 0;  // the good endpoint's fitted value at sequence number 0
 };
+
+// Drift is clear at p <= kClearDrift. The slope is fitted anew at every step of a search,
+// early on from a few samples, so a level that one fit would call clear turns up by chance
+// when asked that often (in the benchmark without drift, |t| >= 3 cost a 2x cell 1.5 points
+// and |t| >= 5 still moved the CV 1% cells; at p <= 1e-6 none of the grid's cells changes).
+constexpr double kClearDrift = 1e-6;
 
 // The least-squares slope of both endpoints' values against their sequence numbers (the
 // session's count of samples taken before each), with an intercept per endpoint. Fewer than

@@ -250,6 +250,19 @@ TEST(Session, HostDriftIsNotARegression) {
   }
 }
 
+// What the drift was, in the result: the sim's -0.4% of the metric per sample.
+TEST(Session, TheResultSaysHowTheHostDrifted) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec;
+  sim_spec.cv = 0.02;
+  sim_spec.seed = 1;
+  EXPECT_EQ(run_adaptive(graph, sim_spec).drift, "") << "no drift";
+  sim_spec.drift_per_sample = -0.004;
+  SessionResult result = run_adaptive(graph, sim_spec);
+  EXPECT_EQ(result.drift.rfind("-40% of good at the start per 100 samples (p = ", 0), 0u)
+      << result.drift;
+}
+
 // The host slowing down by 0.35% per sample while a commit regresses by 10%: after 30 samples
 // the drift is as large as the regression, and commits measured late look bad next to
 // endpoint samples mostly taken early. Taking the endpoints' drift out keeps the search on the

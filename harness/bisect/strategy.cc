@@ -444,13 +444,8 @@ class PosteriorStrategy : public Strategy {
 };
 
 // The samples as the host was at the session's start: the drift the endpoints show taken out
-// once it is clear (drift.h). The slope is fitted anew at every step, early on from a few
-// samples, so a level that one fit would call clear turns up by chance when asked that often
-// (in the benchmark without drift, |t| >= 3 cost a 2x cell 1.5 points and |t| >= 5 still
-// moved the CV 1% cells; at p <= 1e-6 none of the grid's cells changes). A state without
-// sequence numbers (built by hand) stays as it is.
+// once it is clear (drift.h). A state without sequence numbers (built by hand) stays as it is.
 SearchState without_drift(const SearchState& state) {
-  constexpr double kClearDrift = 1e-6;
   bool timed = state.good_sequence.size() == state.good.size();
   for (size_t i = 0; i < state.samples.size(); ++i) {
     timed = timed && state.sequences[i].size() == state.samples[i].size();

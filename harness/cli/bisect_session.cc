@@ -60,7 +60,8 @@ nlohmann::json result_json(int64_t session_id, const SessionResult& result,
       {"candidates", result.candidates},
       {"message", result.message},
       {"parent_check", result.parent_check},
-      {"revert_check", result.revert_check}};
+      {"revert_check", result.revert_check},
+      {"drift", result.drift}};
   if (result.culprit) json["subject"] = repo.commit_info(*result.culprit).subject;
   return json;
 }
@@ -245,6 +246,9 @@ void print_bisect_summary(const BisectRun& run, CommandContext& context, const R
   }
   fmt::print("steps {}, samples {}, confirmed {}\n", result["steps"].get<int>(),
              result["samples"].get<int>(), result["confirmed"].get<bool>() ? "yes" : "no");
+  if (const std::string drift = result.value("drift", ""); !drift.empty()) {
+    fmt::print("host drift: the endpoints moved by {}\n", drift);
+  }
   if (run.timings) {
     const PhaseTimings& t = *run.timings;
     fmt::print(

@@ -3,7 +3,8 @@
 # measures nothing; it exists for tests like this one): bisect names the changed commit,
 # a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
 # and leads git to the same first bad commit, `kbisect query` reads the session and refuses
-# writes, and --git-bisect-run's error path aborts with 128.
+# writes, host drift is reported and not taken for a regression, and --git-bisect-run's error
+# path aborts with 128.
 #   sim_bisect.sh KBISECT WORK_DIR
 set -euo pipefail
 kbisect=$1 work=$2
@@ -50,6 +51,17 @@ git bisect reset >/dev/null 2>&1
   fail "query found no samples"
 if "$kbisect" --db "$db" query "delete from samples" 2>"$work/query.err"; then fail "query wrote"; fi
 grep -q "read-only" "$work/query.err" || fail "no read-only message: $(cat "$work/query.err")"
+
+# A host that slows down by 0.8% per sample and no change: no regression, and the summary
+# says how the host drifted.
+sed -e 's/^name: sim-cli/name: sim-drift/' -e '/^  changes:/d' -e '/^  outcomes:/d' \
+  -e 's/^  noise: .*/  noise: {dist: normal, cv: 2%}\n  drift_per_sample: -0.8%/' \
+  "$work/sim.yaml" >"$work/drift.yaml"
+"$kbisect" --db "$db" bisect -c "$work/drift.yaml" --good "$good" --bad "$bad" >"$work/drift.out" ||
+  fail "drift bisect: $(cat "$work/drift.out")"
+grep -q "^good and bad do not differ" "$work/drift.out" || fail "drift taken for a regression: $(cat "$work/drift.out")"
+grep -q "^host drift: the endpoints moved by -8[01]% of good at the start per 100 samples" "$work/drift.out" ||
+  fail "no host drift line: $(cat "$work/drift.out")"
 
 set +e
 "$kbisect" --db "$db" run -c "$work/sim.yaml" --commit "$bad" --git-bisect-run 2>"$work/run.err"
