@@ -53,6 +53,9 @@ void add_bisect_facts(const ReportData& data, std::vector<Fact>& facts) {
   if (auto message = result_text(data, "message"); !message.empty()) {
     facts.push_back({"message", message});
   }
+  if (auto drift = result_text(data, "drift"); !drift.empty()) {
+    facts.push_back({"host drift", "the endpoints moved by " + drift});
+  }
   if (data.result.is_object() && data.result.contains("skipped") &&
       !data.result["skipped"].empty()) {
     facts.push_back({"skipped", short_list(data.result["skipped"])});

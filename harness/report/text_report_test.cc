@@ -20,6 +20,8 @@ TEST(TextReport, ABisectionReadsLikeA0DayMail) {
                                   "in testcase: ext4-dio\n"));
   EXPECT_THAT(text, HasSubstr("verdict:     found, confirmed; 4 steps, 17 samples\n"));
   EXPECT_THAT(text, HasSubstr("skipped:     333333333333\n"));
+  EXPECT_THAT(text, HasSubstr("host drift:  the endpoints moved by -3.5% of good at the start "
+                              "per 100 samples (p = 2.1e-09)\n"));
   // parent C1 {1003, 995, 1010} against the culprit C2 {805, 810, 798}: medians 1003 and 805,
   // exact Mann-Whitney p of 3 against 3 fully separated samples 0.1.
   EXPECT_THAT(text, HasSubstr("culprit vs parent\n"
