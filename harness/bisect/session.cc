@@ -8,7 +8,6 @@
 #include <optional>
 #include <set>
 
-#include "bisect/drift.h"
 #include "common/error.h"
 
 namespace kbisect {
@@ -208,11 +207,9 @@ class Session {
   SessionResult base_result(SessionVerdict verdict) const {
     SessionResult result;
     result.verdict = verdict;
-    const Drift drift =
-        endpoint_drift(state_.good, state_.good_sequence, state_.samples[0], state_.sequences[0]);
-    if (drift.p_value <= kClearDrift) {
+    if (const std::optional<Drift> drift = clear_drift(state_)) {
       result.drift = fmt::format("{:+.2g}% of good at the start per 100 samples (p = {:.2g})",
-                                 1e4 * drift.per_sample / drift.good_at_start, drift.p_value);
+                                 1e4 * drift->per_sample / drift->good_at_start, drift->p_value);
     }
     for (const auto& [commit, samples] : search_samples_) result.samples += samples.size();
     for (const auto& [commit, samples] : confirm_samples_) result.samples += samples.size();

@@ -7,7 +7,6 @@
 #include <functional>
 #include <set>
 
-#include "bisect/drift.h"
 #include "bisect/midpoint.h"
 #include "bisect/pinpoint.h"
 #include "bisect/posterior.h"
@@ -450,13 +449,11 @@ SearchState without_drift(const SearchState& state) {
   for (size_t i = 0; i < state.samples.size(); ++i) {
     timed = timed && state.sequences[i].size() == state.samples[i].size();
   }
-  if (!timed) return state;
-  const Drift drift =
-      endpoint_drift(state.good, state.good_sequence, state.samples[0], state.sequences[0]);
-  if (drift.p_value > kClearDrift) return state;
+  const std::optional<Drift> drift = clear_drift(state);
+  if (!timed || !drift) return state;
   SearchState adjusted = state;
   auto take_out = [&](std::vector<double>& values, const std::vector<int>& sequence) {
-    for (size_t i = 0; i < values.size(); ++i) values[i] -= drift.per_sample * sequence[i];
+    for (size_t i = 0; i < values.size(); ++i) values[i] -= drift->per_sample * sequence[i];
   };
   take_out(adjusted.good, state.good_sequence);
   for (size_t i = 0; i < state.samples.size(); ++i) {
@@ -581,6 +578,13 @@ int SearchState::total_samples() const {
   size_t total = good.size();
   for (const auto& s : samples) total += s.size();
   return static_cast<int>(total);
+}
+
+std::optional<Drift> clear_drift(const SearchState& state) {
+  const Drift drift =
+      endpoint_drift(state.good, state.good_sequence, state.samples[0], state.sequences[0]);
+  if (drift.p_value > kClearDrift) return std::nullopt;
+  return drift;
 }
 
 const std::vector<std::string>& strategy_names() {

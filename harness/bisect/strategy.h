@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bisect/commit_graph.h"
+#include "bisect/drift.h"
 #include "bisect/verdict.h"
 #include "config/scenario.h"
 
@@ -55,6 +56,9 @@ struct SearchState {
   const std::vector<double>& of(int commit) const;
   int total_samples() const;
 };
+
+// The drift the endpoints' samples show, when it is clear (drift.h); none otherwise.
+std::optional<Drift> clear_drift(const SearchState& state);
 
 enum class SearchOutcome { kFound, kOnlySkipped, kNoTestable };
 
