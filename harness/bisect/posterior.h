@@ -3,7 +3,7 @@
 // reach c are bad and the others good, so the posterior of c is the prior times the product of
 // the likelihood ratios of the samples of every commit that reaches c.
 //
-// The likelihood model (verdict.h's EndpointModel: a shift-aligned kernel density) is fitted
+// The likelihood model (verdict.h's EndpointModel: a shift-aligned normal mixture) is fitted
 // from the endpoints and then refitted from every commit whose side the posterior has settled:
 // late in a search most samples sit near the culprit, and the endpoints alone would leave the
 // model as uncertain as their own few samples.

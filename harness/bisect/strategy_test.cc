@@ -103,22 +103,25 @@ TEST_F(PinpointSearch, ComparesWithTheNearestGoodAndBadCommits) {
   expect_attempts(pinpoint->next(state), 6);
 }
 
-// Run 324 of the benchmark's linear bimodal 10%/10% cell (culprit 39, 20% of the samples in a
-// second mode at 0.8x) after 39 samples. The endpoint check passed at 6 samples a side that put
-// bad 20% below good, twice the regression. A model resting on them holds node 45 (truly good)
-// the culprit with P > 0.999, but one without them does not: adaptive measures on.
-SearchState bimodal_run_324(const CommitGraph& graph, size_t endpoint_check_samples) {
+// Run 6 of the benchmark's linear bimodal 10%/10% cell (culprit 58, 20% of the samples in a
+// second mode at 0.8x) after 56 samples. The endpoint check passed at 5 samples a side, and
+// node 57, truly bad, gave five samples at good's level. A model resting on the check's samples
+// holds node 56 the culprit with P > 0.999, but one without them does not: adaptive measures
+// on (and names 58 in the end).
+SearchState bimodal_run_6(const CommitGraph& graph, size_t endpoint_check_samples) {
   SearchState state(graph);
   state.endpoints_verified = true;
   state.endpoint_check_samples = endpoint_check_samples;
-  state.good = {10379.0, 8818.2, 11765.9, 11613.0, 11858.1, 10647.6};
-  state.samples[0] = {7736.4, 9001.2, 8297.7, 9351.1, 8011.1, 7095.6};
-  state.samples[32] = {8868.6, 8763.0, 8096.9};
-  state.samples[40] = {9001.6, 8748.1, 7740.4};
-  state.samples[44] = {10066.2, 9486.3, 7495.3};
-  state.samples[45] = {10793.4, 8192.1, 8056.5, 8535.7, 9173.5, 9513.7, 9195.5, 7455.7};
-  state.samples[46] = {11449.1, 8200.9, 11056.8, 9586.5, 10462.1, 10670.4, 11157.5};
-  state.samples[48] = {10603.1, 10534.0, 10386.7};
+  state.good = {10668.4, 9517.2, 10496.1, 9819.8, 11041.0, 10902.7};
+  state.samples[0] = {8617.8, 6486.7, 7062.5, 9241.3, 9023.4, 8876.6};
+  state.samples[32] = {9291.7, 6949.9, 6992.9};
+  state.samples[48] = {7415.7, 8499.4, 6503.4};
+  state.samples[56] = {10026.5, 7259.7, 8519.7, 7187.8, 8000.6, 9581.7, 8445.9, 8084.6, 8324.9,
+                       7819.0,  9663.1, 8384.0, 7786.2, 9432.1, 7189.8, 9108.0, 7838.3};
+  state.samples[57] = {11745.0, 10728.4, 11347.5, 9918.1, 10307.1};
+  state.samples[58] = {8462.9, 7968.3, 8851.7, 9411.7, 8313.6, 8266.2, 9960.0, 8353.5, 10117.3};
+  state.samples[59] = {6916.8, 10496.9, 9071.9, 11346.8};
+  state.samples[60] = {10584.3, 9645.2, 9825.3};
   return state;
 }
 
@@ -127,10 +130,10 @@ TEST(AdaptiveSearch, AnAnswerMustHoldWithoutTheEndpointChecksSamples) {
   BisectSpec spec;
   MetricSpec metric;
   auto adaptive = make_strategy("adaptive", spec, metric);
-  Action action = adaptive->next(bimodal_run_324(graph, 6));
+  Action action = adaptive->next(bimodal_run_6(graph, 5));
   EXPECT_EQ(action.kind, Action::Kind::kMeasure);
   // With those samples vouching for the model, the search ends: verdicts, then the answer.
-  action = adaptive->next(bimodal_run_324(graph, 0));
+  action = adaptive->next(bimodal_run_6(graph, 0));
   EXPECT_EQ(action.kind, Action::Kind::kVerdict);
 }
 

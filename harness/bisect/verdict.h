@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bisect/mixture.h"
 #include "bisect/statistics.h"
 #include "config/scenario.h"
 
@@ -22,15 +23,16 @@ double badness(double value, Better better);
 // The likelihood model of the search, fitted from samples known to be good and known to be bad
 // (the endpoints; later also every commit the posterior has settled). Bad is modelled as good
 // shifted by the kernel shift (statistics.h: it aligns the modes of multimodal noise even when
-// the two sides hold them in different proportions); the shape is a kernel density of both
-// sides' samples aligned by that shift, so bimodal or skewed noise is modelled as it is. A
-// Cauchy tail keeps one far-off sample (a disturbed boot) from deciding anything.
+// the two sides hold them in different proportions); the noise is a normal mixture
+// (mixture.h) fitted to both sides' samples aligned by that shift, so noise with a second mode
+// is modelled as it is. A Cauchy tail keeps one far-off sample (a disturbed boot) from
+// deciding anything.
 struct EndpointModel {
-  double good_center = 0;  // median of the aligned samples, at good
-  double bad_center = 0;   // good_center + shift
-  double scale = 1;        // robust spread (1.4826 MAD) of the aligned samples
-  double bandwidth = 1;
+  double good_center = 0;     // median of the aligned samples, at good
+  double bad_center = 0;      // good_center + shift
+  double scale = 1;           // robust spread (1.4826 MAD) of the aligned samples
   std::vector<double> shape;  // the aligned samples, placed at good
+  NormalMixture noise;        // fitted to the shape: the density at good
   // log f_bad(value) - log f_good(value).
   double log_likelihood_ratio(double value_badness) const;
 };

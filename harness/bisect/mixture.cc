@@ -1,0 +1,117 @@
+#include "bisect/mixture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "bisect/statistics.h"
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+constexpr int kMaxIterations = 200;
+constexpr double kConverged = 1e-10;  // relative change of the log likelihood
+
+double normal_density(double x, double mean, double sigma) {
+  const double z = (x - mean) / sigma;
+  return std::exp(-0.5 * z * z) / (std::sqrt(2 * M_PI) * sigma);
+}
+
+struct Fit {
+  NormalMixture mixture;
+  double log_likelihood = 0;
+};
+
+// One E step: each value's share in each component (responsibility[i * k + j]); returns the
+// log likelihood of the values under the mixture as it is.
+double expectation(std::span<const double> values, const NormalMixture& mixture,
+                   std::vector<double>& responsibility) {
+  const size_t k = mixture.means.size();
+  double log_likelihood = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    double total = 0;
+    for (size_t j = 0; j < k; ++j) {
+      double share =
+          mixture.weights[j] * normal_density(values[i], mixture.means[j], mixture.sigma);
+      responsibility[i * k + j] = share;
+      total += share;
+    }
+    total = std::max(total, std::numeric_limits<double>::min());
+    log_likelihood += std::log(total);
+    for (size_t j = 0; j < k; ++j) responsibility[i * k + j] /= total;
+  }
+  return log_likelihood;
+}
+
+void maximisation(std::span<const double> values, const std::vector<double>& responsibility,
+                  double min_sigma, NormalMixture& mixture) {
+  const size_t k = mixture.means.size();
+  const double n = static_cast<double>(values.size());
+  for (size_t j = 0; j < k; ++j) {
+    double weight = 0, sum = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      weight += responsibility[i * k + j];
+      sum += responsibility[i * k + j] * values[i];
+    }
+    mixture.weights[j] = weight / n;
+    if (weight > 0) mixture.means[j] = sum / weight;
+  }
+  double squares = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (size_t j = 0; j < k; ++j) {
+      const double d = values[i] - mixture.means[j];
+      squares += responsibility[i * k + j] * d * d;
+    }
+  }
+  mixture.sigma = std::max(std::sqrt(squares / n), min_sigma);
+}
+
+Fit fit_components(std::span<const double> sorted, size_t k, double min_sigma) {
+  const size_t n = sorted.size();
+  Fit fit;
+  fit.mixture.weights.assign(k, 1.0 / static_cast<double>(k));
+  for (size_t j = 0; j < k; ++j) fit.mixture.means.push_back(sorted[(2 * j + 1) * n / (2 * k)]);
+  // Started narrower than the values' robust spread: the modes each component starts at stay
+  // apart instead of merging in the first steps.
+  fit.mixture.sigma = std::max(1.4826 * mad(sorted) / static_cast<double>(k), min_sigma);
+  std::vector<double> responsibility(n * k);
+  double previous = -std::numeric_limits<double>::infinity();
+  for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+    fit.log_likelihood = expectation(sorted, fit.mixture, responsibility);
+    if (fit.log_likelihood - previous <= kConverged * std::fabs(fit.log_likelihood)) break;
+    previous = fit.log_likelihood;
+    maximisation(sorted, responsibility, min_sigma, fit.mixture);
+  }
+  return fit;
+}
+
+}  // namespace
+
+double NormalMixture::density(double x) const {
+  double total = 0;
+  for (size_t j = 0; j < means.size(); ++j)
+    total += weights[j] * normal_density(x, means[j], sigma);
+  return total;
+}
+
+NormalMixture fit_normal_mixture(std::span<const double> values, double min_sigma,
+                                 int max_components) {
+  if (values.empty()) fail("internal error: a normal mixture needs values");
+  if (!(min_sigma > 0)) fail("internal error: a normal mixture needs a positive least sigma");
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double n = static_cast<double>(sorted.size());
+  NormalMixture best;
+  double best_bic = std::numeric_limits<double>::infinity();
+  for (size_t k = 1; k <= static_cast<size_t>(std::max(max_components, 1)); ++k) {
+    if (k > 1 && sorted.size() < kSamplesPerComponent * k) break;
+    Fit fit = fit_components(sorted, k, min_sigma);
+    // k means, k - 1 free weights and the shared sigma.
+    const double bic = -2 * fit.log_likelihood + 2.0 * static_cast<double>(k) * std::log(n);
+    if (bic < best_bic) best_bic = bic, best = std::move(fit.mixture);
+  }
+  return best;
+}
+
+}  // namespace kbisect

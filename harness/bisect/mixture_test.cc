@@ -1,0 +1,83 @@
+#include "bisect/mixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace kbisect {
+namespace {
+
+// Normal noise, and every `period`-th value (none when 0) moved by `second_mode`.
+std::vector<double> draw(size_t n, uint32_t seed, size_t period, double second_mode) {
+  std::mt19937 random(seed);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  std::vector<double> values;
+  for (size_t i = 0; i < n; ++i) {
+    values.push_back(noise(random) + (period && i % period == 0 ? second_mode : 0.0));
+  }
+  return values;
+}
+
+// One mode: one component, and its maximum-likelihood mean and spread (the values' mean and
+// their root mean square deviation, n in the denominator).
+TEST(Mixture, PlainNoiseIsOneNormal) {
+  std::vector<double> values = draw(300, 1, 0, 0);
+  NormalMixture mixture = fit_normal_mixture(values, 1e-9);
+  ASSERT_EQ(mixture.means.size(), 1u);
+  const double n = static_cast<double>(values.size());
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  EXPECT_DOUBLE_EQ(mixture.weights[0], 1.0);
+  EXPECT_NEAR(mixture.means[0], mean, 1e-9);
+  EXPECT_NEAR(mixture.sigma, std::sqrt(squares / n), 1e-9);
+}
+
+// A fifth of the samples four sigmas lower (the benchmark's bimodal noise at 5% CV: a second
+// mode at 0.8x): two components, at the modes, in their proportions, with the noise's spread.
+TEST(Mixture, ASecondModeIsItsOwnComponent) {
+  NormalMixture mixture = fit_normal_mixture(draw(500, 2, 5, -4), 1e-9);
+  ASSERT_EQ(mixture.means.size(), 2u);
+  EXPECT_NEAR(mixture.means[0], -4, 0.2);
+  EXPECT_NEAR(mixture.means[1], 0, 0.1);
+  EXPECT_NEAR(mixture.weights[0], 0.2, 0.02);
+  EXPECT_NEAR(mixture.sigma, 1, 0.08);
+  // Between the modes the mixture is thin, where one normal of the same spread would not be.
+  EXPECT_LT(mixture.density(-2), 0.25 * mixture.density(0));
+}
+
+TEST(Mixture, TooFewValuesForASecondComponent) {
+  std::vector<double> values{0.0, 0.1, -0.1, 5.0, 5.1, 4.9, 0.05};  // 7 < 2 x 4
+  EXPECT_EQ(fit_normal_mixture(values, 1e-9).means.size(), 1u);
+}
+
+// Identical values: the spread stops at its floor, and the density stays finite.
+TEST(Mixture, SpreadNeverBelowItsFloor) {
+  std::vector<double> values(10, 3.0);
+  NormalMixture mixture = fit_normal_mixture(values, 0.01);
+  EXPECT_DOUBLE_EQ(mixture.sigma, 0.01);
+  EXPECT_TRUE(std::isfinite(mixture.density(3.0)));
+  EXPECT_GT(mixture.density(3.0), mixture.density(3.02));
+}
+
+TEST(Mixture, DensityIntegratesToOne) {
+  NormalMixture mixture = fit_normal_mixture(draw(200, 3, 3, 5), 1e-9);
+  double integral = 0;
+  const double step = 0.001;
+  for (double x = -15; x < 20; x += step) integral += mixture.density(x) * step;
+  EXPECT_NEAR(integral, 1.0, 1e-6);
+}
+
+TEST(Mixture, SameValuesSameFit) {
+  std::vector<double> values = draw(100, 4, 4, -3);
+  std::vector<double> reversed(values.rbegin(), values.rend());
+  NormalMixture a = fit_normal_mixture(values, 1e-9), b = fit_normal_mixture(reversed, 1e-9);
+  EXPECT_EQ(a.means, b.means);
+  EXPECT_EQ(a.sigma, b.sigma);
+}
+
+}  // namespace
+}  // namespace kbisect
