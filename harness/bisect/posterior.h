@@ -24,6 +24,9 @@ struct PosteriorInput {
   std::span<const std::vector<double>> samples;  // per node; node 0 is the bad endpoint
   std::vector<bool> counted_bad;                 // per node: a failure that counts as bad
   Better better = Better::kHigher;
+  // Weigh a commit's samples by how well the model knows the centres it judges them against
+  // (commit_weight, posterior.cc); for a model fitted from the endpoints alone.
+  bool centres_uncertain = false;
 };
 
 struct CulpritPosterior {

@@ -90,6 +90,25 @@ TEST(Posterior, KnownValuesOnALine) {
   EXPECT_NEAR(p.bad[2], p.culprit[2], 1e-12);
 }
 
+// With centres_uncertain, m samples of a commit against a model fitted from n_good and n_bad
+// samples count 1 / (1 + m (1/n_good + 1/n_bad) / 4) of what they would against exact
+// centres: 5 and 4 endpoint samples, 1 and 6 samples at the commits.
+TEST(Posterior, UncertainCentresWeighACommitsSamplesByTheirCount) {
+  Fixture f(linear_graph(3));
+  f.good = around(100, 5);
+  f.samples[0] = around(90, 4, 3);
+  f.samples[1] = around(90, 1, 5);
+  f.samples[2] = around(100, 6, 7);
+  CulpritPosterior plain = f.posterior(0);
+  PosteriorInput input = f.input();
+  input.centres_uncertain = true;
+  CulpritPosterior weighed = culprit_posterior(input, reach_matrix(f.graph), 0, 0.01);
+  const double centre_variance = (1.0 / 5 + 1.0 / 4) / 4;
+  EXPECT_DOUBLE_EQ(weighed.llr[1], plain.llr[1] / (1 + 1 * centre_variance));
+  EXPECT_DOUBLE_EQ(weighed.llr[2], plain.llr[2] / (1 + 6 * centre_variance));
+  EXPECT_LT(weighed.culprit[weighed.most_likely], plain.culprit[plain.most_likely]);
+}
+
 TEST(Posterior, WithoutSamplesEveryCountedCandidateIsEquallyLikely) {
   Fixture f(linear_graph(8));
   f.graph.nodes[3].touches_paths = false;

@@ -323,6 +323,7 @@ class PosteriorStrategy : public Strategy {
     input.samples = state.samples;
     input.counted_bad = state.counted_bad;
     input.better = metric_.better;
+    input.centres_uncertain = centres_uncertain_;
     return input;
   }
 
@@ -411,6 +412,7 @@ class PosteriorStrategy : public Strategy {
   BisectSpec spec_;
   MetricSpec metric_;
   double confidence_;
+  bool centres_uncertain_ = false;  // PosteriorInput::centres_uncertain
 
  private:
   // A commit is settled enough to refit the model from once P(its side) is this close to 1.
@@ -540,7 +542,9 @@ class AdaptiveStrategy : public PosteriorStrategy {
 class BayesStrategy : public PosteriorStrategy {
  public:
   BayesStrategy(BisectSpec spec, MetricSpec metric, double confidence)
-      : PosteriorStrategy(spec, metric, confidence, "bayes") {}
+      : PosteriorStrategy(spec, metric, confidence, "bayes") {
+    centres_uncertain_ = true;
+  }
 
   Action next(const SearchState& state) const override {
     if (!state.endpoints_verified) {

@@ -98,6 +98,8 @@ EndpointModel fit_endpoints(std::span<const double> good, std::span<const double
   model.scale = robust_scale(noise_scale ? *noise_scale : 1.4826 * mad(model.shape), shift);
   model.noise = fit_normal_mixture(model.shape, robust_scale(0, shift));
   model.noise.sigma *= kMixtureWidening;
+  model.good_samples = g.size();
+  model.bad_samples = b.size();
   return model;
 }
 

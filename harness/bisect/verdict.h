@@ -33,6 +33,8 @@ struct EndpointModel {
   double scale = 1;           // robust spread (1.4826 MAD) of the aligned samples
   std::vector<double> shape;  // the aligned samples, placed at good
   NormalMixture noise;        // fitted to the shape: the density at good
+  size_t good_samples = 0;    // the samples of each side it was fitted from
+  size_t bad_samples = 0;
   // log f_bad(value) - log f_good(value).
   double log_likelihood_ratio(double value_badness) const;
 };
