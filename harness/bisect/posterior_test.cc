@@ -65,12 +65,17 @@ TEST(Posterior, ReachMatrixFollowsParents) {
 // Three candidates in a line: nodes 0 (bad), 1, 2 (oldest). Culprit c makes every node that
 // reaches it bad, so log P(c) = sum of the llr of those nodes: c = 0: 0; c = 1: llr1;
 // c = 2: llr1 + llr2 (node 0's samples say nothing: it is bad under every hypothesis).
-TEST(Posterior, KnownValuesOnALine) {
+Fixture three_on_a_line() {
   Fixture f(linear_graph(3));
   f.good = around(100, 5);
   f.samples[0] = around(90, 5, 3);
   f.samples[1] = around(90, 2, 5);
   f.samples[2] = around(100, 1, 7);
+  return f;
+}
+
+TEST(Posterior, KnownValuesOnALine) {
+  Fixture f = three_on_a_line();
   CulpritPosterior p = f.posterior(0);
   double llr1 = 0, llr2 = 0;
   for (double v : f.samples[1]) llr1 += p.model.log_likelihood_ratio(badness(v, Better::kHigher));
@@ -92,20 +97,17 @@ TEST(Posterior, KnownValuesOnALine) {
 
 // With centres_uncertain, m samples of a commit against a model fitted from n_good and n_bad
 // samples count 1 / (1 + m (1/n_good + 1/n_bad) / 4) of what they would against exact
-// centres: 5 and 4 endpoint samples, 1 and 6 samples at the commits.
+// centres: 5 samples of each endpoint, 2 and 1 at the commits.
 TEST(Posterior, UncertainCentresWeighACommitsSamplesByTheirCount) {
-  Fixture f(linear_graph(3));
-  f.good = around(100, 5);
-  f.samples[0] = around(90, 4, 3);
-  f.samples[1] = around(90, 1, 5);
-  f.samples[2] = around(100, 6, 7);
+  Fixture f = three_on_a_line();
+  f.samples[0].pop_back();  // 4 of bad: the counts of both sides enter
   CulpritPosterior plain = f.posterior(0);
   PosteriorInput input = f.input();
   input.centres_uncertain = true;
   CulpritPosterior weighed = culprit_posterior(input, reach_matrix(f.graph), 0, 0.01);
   const double centre_variance = (1.0 / 5 + 1.0 / 4) / 4;
-  EXPECT_DOUBLE_EQ(weighed.llr[1], plain.llr[1] / (1 + 1 * centre_variance));
-  EXPECT_DOUBLE_EQ(weighed.llr[2], plain.llr[2] / (1 + 6 * centre_variance));
+  EXPECT_DOUBLE_EQ(weighed.llr[1], plain.llr[1] / (1 + 2 * centre_variance));
+  EXPECT_DOUBLE_EQ(weighed.llr[2], plain.llr[2] / (1 + 1 * centre_variance));
   EXPECT_LT(weighed.culprit[weighed.most_likely], plain.culprit[plain.most_likely]);
 }
 
