@@ -78,7 +78,7 @@ std::optional<double> repeat_scale(const PosteriorInput& input) {
 // shared by every sample of the commit. The log likelihood ratio of the mean under that
 // variance is the plug-in one times this weight. Without it, bayes' model (the endpoints
 // alone, 10-20 samples a side) took a commit's tenth sample to be as telling as its first and
-// was right in 83-93% of the benchmark's bimodal and regression == CV cells at 0.95.
+// was right in 82-93.5% of the benchmark's bimodal and regression == CV cells at 0.95.
 double commit_weight(size_t m, const EndpointModel& model) {
   if (model.good_samples == 0 || model.bad_samples == 0) return 1;
   const double centre_variance = (1.0 / static_cast<double>(model.good_samples) +

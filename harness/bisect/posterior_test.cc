@@ -62,9 +62,7 @@ TEST(Posterior, ReachMatrixFollowsParents) {
   EXPECT_FALSE(reach[20][0]);  // not its descendants
 }
 
-// Three candidates in a line: nodes 0 (bad), 1, 2 (oldest). Culprit c makes every node that
-// reaches it bad, so log P(c) = sum of the llr of those nodes: c = 0: 0; c = 1: llr1;
-// c = 2: llr1 + llr2 (node 0's samples say nothing: it is bad under every hypothesis).
+// Three candidates in a line: nodes 0 (bad), 1, 2 (oldest); 1 measured bad, 2 good.
 Fixture three_on_a_line() {
   Fixture f(linear_graph(3));
   f.good = around(100, 5);
@@ -74,6 +72,9 @@ Fixture three_on_a_line() {
   return f;
 }
 
+// Culprit c makes every node that reaches it bad, so log P(c) = sum of the llr of those nodes:
+// c = 0: 0; c = 1: llr1; c = 2: llr1 + llr2 (node 0's samples say nothing: it is bad under
+// every hypothesis).
 TEST(Posterior, KnownValuesOnALine) {
   Fixture f = three_on_a_line();
   CulpritPosterior p = f.posterior(0);
