@@ -123,7 +123,8 @@ struct Tally {
 };
 
 BisectSpec bench_spec;
-std::optional<double> bench_confidence;  // --confidence: adaptive's and bayes' stop
+std::optional<double> bench_confidence;     // --confidence: adaptive's and bayes' stop
+int pinpoint_attempts = kPinpointAttempts;  // --pinpoint-attempts: per change, at a time
 bool show_failures = false;
 bool with_confirmation = false;  // --confirm: the confirmation after the search runs too
 uint64_t seed_set = 0;  // 0: the seeds of the README's table; others check the same cells anew
@@ -156,7 +157,8 @@ void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally&
     return measurer.revert(base, commit);
   };
   input.spec = bench_spec;
-  auto strategy = make_strategy(strategy_name, input.spec, input.metric, bench_confidence);
+  auto strategy =
+      make_strategy(strategy_name, input.spec, input.metric, bench_confidence, pinpoint_attempts);
   MemoryJournal journal;
   SessionResult result = run_session(input, *strategy, measurer, journal);
   tally.runs++;
@@ -216,6 +218,8 @@ int main_impl(int argc, char** argv) {
       cell_filter = argv[++i];
     } else if (!std::strcmp(argv[i], "--confidence") && i + 1 < argc) {
       bench_confidence = std::strtod(argv[++i], nullptr);
+    } else if (!std::strcmp(argv[i], "--pinpoint-attempts") && i + 1 < argc) {
+      pinpoint_attempts = parse_int(argv[++i], "--pinpoint-attempts");
     } else if (!std::strcmp(argv[i], "--regression") && i + 1 < argc) {
       regressions = {parse_int(argv[++i], "--regression", 0) / 100.0};
     } else if (!std::strcmp(argv[i], "--cv") && i + 1 < argc) {
@@ -225,8 +229,8 @@ int main_impl(int argc, char** argv) {
     } else {
       fmt::print(stderr,
                  "usage: bisect_accuracy [--runs N] [--threads N] [--strategy S] [--max-samples N] "
-                 "[--confidence P] [--seed-set N] [--cells TEXT] [--regression PCT] [--cv PCT] "
-                 "[--drift PCT] [--show-failures] [--confirm]\n");
+                 "[--confidence P] [--pinpoint-attempts N] [--seed-set N] [--cells TEXT] "
+                 "[--regression PCT] [--cv PCT] [--drift PCT] [--show-failures] [--confirm]\n");
       return 2;
     }
   }
@@ -260,11 +264,14 @@ int main_impl(int argc, char** argv) {
 
   fmt::print(
       "{} bisections per cell and strategy (seed set {}); accuracy % / mean samples per "
-      "bisection{}{}\n",
+      "bisection{}{}{}\n",
       runs, seed_set,
       with_confirmation ? " (the confirmation's included) / right culprits confirmed %" : "",
       drift_per_sample != 0
           ? fmt::format("; host drift {:+g}% per 100 samples", drift_per_sample * 10000)
+          : "",
+      pinpoint_attempts != kPinpointAttempts
+          ? fmt::format("; pinpoint with {} attempts per change", pinpoint_attempts)
           : "");
   fmt::print("{:<7} {:<9} {:>4} {:>4}", "history", "noise", "reg", "cv");
   for (const auto& name : strategies) fmt::print(" | {:>{}}", name, with_confirmation ? 20 : 13);

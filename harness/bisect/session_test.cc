@@ -462,12 +462,13 @@ TEST(Session, EveryStrategyFindsAClearRegression) {
   }
 }
 
-TEST(Session, UnknownStrategyAndBadConfidenceAreErrors) {
+TEST(Session, UnknownStrategyAndBadSettingsAreErrors) {
   BisectSpec spec;
   MetricSpec metric;
   EXPECT_THROW(make_strategy("fast", spec, metric), Error);
   EXPECT_THROW(make_strategy("bayes", spec, metric, 1.5), Error);
   EXPECT_THROW(make_strategy("adaptive", spec, metric, 0.3), Error);
+  EXPECT_THROW(make_strategy("pinpoint", spec, metric, std::nullopt, 0), Error);
 }
 
 // The same samples up to the point where the less demanding search stops: it is a prefix.

@@ -232,20 +232,21 @@ class LkpStrategy : public GitLikeStrategy {
   }
 };
 
-constexpr int kPinpointAttempts = 10;
-
 // Pinpoint compares neighbouring changes, not each change with the endpoints: the commit under
 // test against the nearest good and the nearest bad commit measured, and an unknown comparison
-// gets 10 more attempts on whichever of its two changes has fewer, neighbours included.
+// gets `attempts` (Pinpoint's 10) more on whichever of its two changes has fewer, neighbours
+// included.
 class PinpointStrategy : public GitLikeStrategy {
  public:
-  using GitLikeStrategy::GitLikeStrategy;
+  PinpointStrategy(BisectSpec spec, MetricSpec metric, int attempts)
+      : GitLikeStrategy(spec, metric), attempts_(attempts) {
+    if (attempts < 1) fail("pinpoint's attempts per change must be at least 1, got {}", attempts);
+  }
 
  protected:
   Action endpoint_phase(const SearchState& state) const override {
-    if (!endpoints_have(state, kPinpointAttempts)) {
-      return measure_endpoints_to(state, kPinpointAttempts);
-    }
+    const size_t attempts = static_cast<size_t>(attempts_);
+    if (!endpoints_have(state, attempts)) return measure_endpoints_to(state, attempts);
     PinpointComparison comparison = compare(state, state.good, state.of(0));
     if (comparison.result == Comparison::kUnknown) return more_of(state, kGoodEndpoint, 0);
     EndpointCheck check;
@@ -265,8 +266,8 @@ class PinpointStrategy : public GitLikeStrategy {
   size_t endpoint_samples_during_search(const SearchState&) const override { return 0; }
   Action decide(const SearchState& state, int commit) const override {
     const auto& samples = state.of(commit);
-    if (samples.size() < kPinpointAttempts) {
-      return measure(commit, kPinpointAttempts - static_cast<int>(samples.size()));
+    if (samples.size() < static_cast<size_t>(attempts_)) {
+      return measure(commit, attempts_ - static_cast<int>(samples.size()));
     }
     Settled settled = settled_commits(state);
     const int bad = settled.bad;
@@ -293,9 +294,11 @@ class PinpointStrategy : public GitLikeStrategy {
                              const std::vector<double>& b) const {
     return pinpoint_compare(a, b, mean(state.of(0)) - mean(state.good));
   }
-  static Action more_of(const SearchState& state, int a, int b) {
-    return measure(state.of(a).size() <= state.of(b).size() ? a : b, kPinpointAttempts);
+  Action more_of(const SearchState& state, int a, int b) const {
+    return measure(state.of(a).size() <= state.of(b).size() ? a : b, attempts_);
   }
+
+  int attempts_;
 };
 
 // What the posterior strategies share: the culprit posterior of the current state, the visit
@@ -597,8 +600,8 @@ const std::vector<std::string>& strategy_names() {
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const BisectSpec& spec,
-                                        const MetricSpec& metric,
-                                        std::optional<double> confidence) {
+                                        const MetricSpec& metric, std::optional<double> confidence,
+                                        int pinpoint_attempts) {
   if (name == "adaptive") {
     return std::make_unique<AdaptiveStrategy>(spec, metric,
                                               confidence.value_or(kAdaptiveConfidence));
@@ -608,7 +611,9 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const BisectSpe
   }
   if (name == "classic") return std::make_unique<ClassicStrategy>(spec, metric);
   if (name == "lkp") return std::make_unique<LkpStrategy>(spec, metric);
-  if (name == "pinpoint") return std::make_unique<PinpointStrategy>(spec, metric);
+  if (name == "pinpoint") {
+    return std::make_unique<PinpointStrategy>(spec, metric, pinpoint_attempts);
+  }
   fail("unknown strategy '{}'; use one of adaptive, bayes, classic, lkp, pinpoint", name);
 }
 

@@ -92,10 +92,16 @@ class Strategy {
 constexpr double kAdaptiveConfidence = 0.999;
 constexpr double kBayesConfidence = 0.95;
 
-// name: adaptive | bayes | classic | lkp | pinpoint; confidence: adaptive's and bayes' stop.
+// Attempts per change that Chromium Pinpoint starts with and adds while a comparison is unknown.
+constexpr int kPinpointAttempts = 10;
+
+// name: adaptive | bayes | classic | lkp | pinpoint; confidence: adaptive's and bayes' stop;
+// pinpoint_attempts: pinpoint's (the benchmark raises it to ask what pinpoint needs to be as
+// accurate as adaptive).
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const BisectSpec& spec,
                                         const MetricSpec& metric,
-                                        std::optional<double> confidence = std::nullopt);
+                                        std::optional<double> confidence = std::nullopt,
+                                        int pinpoint_attempts = kPinpointAttempts);
 
 const std::vector<std::string>& strategy_names();
 

@@ -86,6 +86,15 @@ TEST_F(PinpointSearch, AnUnknownComparisonGetsTenMoreAttemptsOnTheChangeWithFewe
   expect_attempts(pinpoint->next(state), 0);
 }
 
+// With more attempts per change (the benchmark's --pinpoint-attempts), that many at a time.
+TEST_F(PinpointSearch, MoreAttemptsPerChangeAreTakenThatManyAtATime) {
+  auto pinpoint_30 = make_strategy("pinpoint", BisectSpec{}, MetricSpec{}, std::nullopt, 30);
+  Action first = pinpoint_30->next(state);
+  EXPECT_EQ(first.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(first.commit, kGoodEndpoint);
+  EXPECT_EQ(first.samples, 20);  // up to 30 of the 10 it has
+}
+
 // The commit under test is compared with its nearest measured neighbours: here the good one is
 // commit 6, not the good endpoint, and it gets the 10 attempts of an unknown comparison.
 TEST_F(PinpointSearch, ComparesWithTheNearestGoodAndBadCommits) {
