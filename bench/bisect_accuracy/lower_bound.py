@@ -10,11 +10,12 @@ the sim runner's noise):
   is, so the check's samples do not count here.
 - the endpoint check: any test that declares a regression with probability <= alpha where there
   is none and misses one with probability <= beta needs, on average under the regression,
-  d(1 - beta || alpha) / KL samples, KL being what one sample tells the two apart (Wald's
+  d(1-beta || alpha) / KL samples, KL being what one sample tells the two apart (Wald's
   inequality; d(.||.) the binary relative entropy). Normal and lognormal noise: the shift on the
-  log scale, d sigmas, in a location nobody knows, so the test reads the difference of the two
-  sides' means: KL = d^2 / 8 per sample with the samples split evenly. Bimodal noise: KL of
-  bad's density against good's as if good's were known exactly (weaker, but a bound).
+  log scale, d sigmas (sigma about the CV for normal noise), in a location nobody knows, so the
+  test reads the difference of the two sides' means: KL = d^2 / 8 per sample with the samples
+  split evenly. Bimodal noise: KL of bad's density against good's as if good's were known
+  exactly (weaker, but a bound).
 Both bounds assume the noise is known; a real procedure must learn it and takes more.
 
     lower_bound.py [--alpha A] [TABLE]
