@@ -412,6 +412,25 @@ class PosteriorStrategy : public Strategy {
     return std::max(std::min(wanted, cap), std::min(state.good.size(), state.of(0).size()));
   }
 
+  // Finished, and still finished under a model that leaves out the endpoint check's samples
+  // (at least two of each endpoint stay) and takes every measured commit on the side the
+  // answer puts it. The check stops at its first significant result, so its samples tend to
+  // overstate the regression; where it is within the noise, a model resting on them settles
+  // commits on too little evidence. In the benchmark's cells at regression == CV this takes
+  // 0.4-1 points off adaptive's wrong answers for 3-6.5 more samples and 1-8.5 off bayes' for
+  // 6-18 (at twice the CV it costs 0.5-1.5 and 0.5-4 samples). Not finished under the second
+  // model: the search goes on from that one (`current`).
+  bool finished_under_both(const SearchState& state, View& current) const {
+    if (!finished(state, current.posterior)) return false;
+    const size_t have = std::min(state.good.size(), state.of(0).size());
+    const size_t left_out =
+        std::min(state.endpoint_check_samples, have - std::min(have, size_t{2}));
+    View check{current.reach, posterior_given(input_of(state), current.reach,
+                                              current.posterior.most_likely, left_out)};
+    if (finished(state, check.posterior)) return true;
+    current = std::move(check);
+    return false;
+  }
   BisectSpec spec_;
   MetricSpec metric_;
   double confidence_;
@@ -491,11 +510,7 @@ class AdaptiveStrategy : public PosteriorStrategy {
       }
     }
     View current = view(state, kPoolingRounds);
-    if (finished(state, current.posterior)) {
-      View check = without_endpoint_check(state, current);
-      if (finished(state, check.posterior)) return conclude(state, current);
-      current = std::move(check);
-    }
+    if (finished_under_both(state, current)) return conclude(state, current);
     // More samples of each endpoint as commits are visited (endpoint_rate), and one per commit
     // beyond max_samples commits: a search that goes on that long is a regression near the noise,
     // where the model rests on the endpoints, and the endpoint check stopped at the first
@@ -523,25 +538,12 @@ class AdaptiveStrategy : public PosteriorStrategy {
         model.scale / std::max(model.bad_center - model.good_center, 1e-9);
     return std::clamp(noise_per_shift * noise_per_shift, 0.5, 1.0);
   }
-  // The answer again, under a model that leaves out the endpoint check's samples (at least two
-  // of each endpoint stay) and takes every measured commit on the side the answer puts it.
-  // The check stops at its first significant result, so its samples tend to overstate the
-  // regression; where it is within the noise, a model resting on them settled commits on too
-  // little evidence. In the benchmark's cells at regression == CV this takes 0.4-1 points off
-  // the wrong answers for 3-6.5 more samples; at twice the CV it costs 0.5-1.5 samples.
-  View without_endpoint_check(const SearchState& state, const View& current) const {
-    const size_t have = std::min(state.good.size(), state.of(0).size());
-    const size_t left_out =
-        std::min(state.endpoint_check_samples, have - std::min(have, size_t{2}));
-    return View{current.reach, posterior_given(input_of(state), current.reach,
-                                               current.posterior.most_likely, left_out)};
-  }
   // Refits of the model per step: the second picks up what the first one settled.
   static constexpr int kPoolingRounds = 2;
 };
 
 // Probabilistic bisection in its plain form (comparison): one sample at a time where it splits
-// best, the model from the endpoints alone.
+// best, the model from the endpoints alone; the answer checked as adaptive's is.
 class BayesStrategy : public PosteriorStrategy {
  public:
   BayesStrategy(BisectSpec spec, MetricSpec metric, double confidence)
@@ -561,7 +563,7 @@ class BayesStrategy : public PosteriorStrategy {
     if (!endpoints_have(state, target)) {
       return with_candidates_left(measure_endpoints_to(state, target), left);
     }
-    if (finished(state, current.posterior)) return conclude(state, current);
+    if (finished_under_both(state, current)) return conclude(state, current);
     int pick = best_split(state, current.posterior);
     if (pick < 0) return only_skipped(current.posterior);
     return with_candidates_left(measure(pick), left);

@@ -11,7 +11,7 @@
 //             once one candidate holds the confidence (0.999), also under a model without
 //             the endpoint check's samples, then a verdict for every measured commit.
 //   bayes     (comparison) the plain form: one sample at a time, model from the endpoints
-//             only, stop at 0.95.
+//             only, stop at 0.95, also under a model without the endpoint check's samples.
 //   classic   (comparison) one sample per commit, threshold halfway between endpoint means.
 //   lkp       (comparison) 0-day: 3 samples a side, bad when the ranges separate and the
 //             change exceeds the floor.
