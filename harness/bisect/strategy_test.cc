@@ -146,5 +146,36 @@ TEST(AdaptiveSearch, AnAnswerMustHoldWithoutTheEndpointChecksSamples) {
   EXPECT_EQ(action.kind, Action::Kind::kVerdict);
 }
 
+// Run 13 of the benchmark's linear bimodal 10%/10% cell (culprit 61) after 34 samples, the
+// endpoint check passed at 5 a side. bayes holds the answer at 0.95 under a model resting on
+// the check's samples, but not under one without them: it measures on.
+SearchState bimodal_run_13(const CommitGraph& graph, size_t endpoint_check_samples) {
+  SearchState state(graph);
+  state.endpoints_verified = true;
+  state.endpoint_check_samples = endpoint_check_samples;
+  state.good = {10727.7, 10137.7, 9403.4,  10138.4, 11557.2, 8141.9,
+                11543.8, 8260.0,  11542.3, 10015.7, 11192.3};
+  state.samples[0] = {9284.1, 8901.6, 8386.7, 8755.6, 7881.3, 7988.2,
+                      8576.5, 7795.1, 7727.4, 6858.4, 7695.6};
+  state.samples[32] = {9440.5};
+  state.samples[33] = {8694.7};
+  state.samples[47] = {7834.0};
+  state.samples[54] = {6511.5};
+  state.samples[58] = {8289.2};
+  state.samples[60] = {8209.9};
+  state.samples[61] = {8119.5, 9606.2, 7385.0};
+  state.samples[62] = {10593.6, 9323.3, 10244.5};
+  return state;
+}
+
+TEST(BayesSearch, AnAnswerMustHoldWithoutTheEndpointChecksSamples) {
+  const CommitGraph graph = testing::linear_graph(64);
+  auto bayes = make_strategy("bayes", BisectSpec{}, MetricSpec{});
+  Action action = bayes->next(bimodal_run_13(graph, 5));
+  EXPECT_EQ(action.kind, Action::Kind::kMeasure);
+  action = bayes->next(bimodal_run_13(graph, 0));
+  EXPECT_EQ(action.kind, Action::Kind::kVerdict);
+}
+
 }  // namespace
 }  // namespace kbisect
