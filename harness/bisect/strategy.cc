@@ -431,6 +431,7 @@ class PosteriorStrategy : public Strategy {
     current = std::move(check);
     return false;
   }
+
   BisectSpec spec_;
   MetricSpec metric_;
   double confidence_;
