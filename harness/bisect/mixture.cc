@@ -67,7 +67,8 @@ void maximisation(std::span<const double> values, const std::vector<double>& res
   mixture.sigma = std::max(std::sqrt(squares / n), min_sigma);
 }
 
-Fit fit_components(std::span<const double> sorted, size_t k, double min_sigma) {
+// k components at the values' quantiles, with equal weights.
+Fit start_components(std::span<const double> sorted, size_t k, double min_sigma) {
   const size_t n = sorted.size();
   Fit fit;
   fit.mixture.weights.assign(k, 1.0 / static_cast<double>(k));
@@ -75,6 +76,12 @@ Fit fit_components(std::span<const double> sorted, size_t k, double min_sigma) {
   // Started narrower than the values' robust spread: the modes each component starts at stay
   // apart instead of merging in the first steps.
   fit.mixture.sigma = std::max(1.4826 * mad(sorted) / static_cast<double>(k), min_sigma);
+  return fit;
+}
+
+Fit fit_components(std::span<const double> sorted, size_t k, double min_sigma) {
+  const size_t n = sorted.size();
+  Fit fit = start_components(sorted, k, min_sigma);
   std::vector<double> responsibility(n * k);
   double previous = -std::numeric_limits<double>::infinity();
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
@@ -84,6 +91,41 @@ Fit fit_components(std::span<const double> sorted, size_t k, double min_sigma) {
     maximisation(sorted, responsibility, min_sigma, fit.mixture);
   }
   return fit;
+}
+
+// The log likelihood of two components fitted to `values`, those flagged in `shifted` taken as
+// the same noise a fitted shift (>= 0) higher: EM with the shift as one more conditional
+// maximisation step, so each step still raises the likelihood.
+double shifted_mixture_log_likelihood(std::span<const double> values,
+                                      const std::vector<char>& shifted, double min_sigma) {
+  const size_t n = values.size();
+  // Started from the difference of the medians, so that the two components start at the modes
+  // of the noise rather than at the two sides.
+  std::vector<double> low, high;
+  for (size_t i = 0; i < n; ++i) (shifted[i] ? high : low).push_back(values[i]);
+  double shift = std::max(0.0, median(high) - median(low));
+  std::vector<double> aligned(values.begin(), values.end());
+  for (size_t i = 0; i < n; ++i) aligned[i] -= shifted[i] ? shift : 0;
+  std::sort(aligned.begin(), aligned.end());
+  Fit fit = start_components(aligned, 2, min_sigma);
+  std::vector<double> responsibility(n * 2);
+  double previous = -std::numeric_limits<double>::infinity();
+  for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+    for (size_t i = 0; i < n; ++i) aligned[i] = values[i] - (shifted[i] ? shift : 0);
+    fit.log_likelihood = expectation(aligned, fit.mixture, responsibility);
+    if (fit.log_likelihood - previous <= kConverged * std::fabs(fit.log_likelihood)) break;
+    previous = fit.log_likelihood;
+    maximisation(aligned, responsibility, min_sigma, fit.mixture);
+    double offsets = 0, count = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!shifted[i]) continue;
+      for (size_t j = 0; j < 2; ++j)
+        offsets += responsibility[i * 2 + j] * (values[i] - fit.mixture.means[j]);
+      count += 1;
+    }
+    shift = std::max(0.0, offsets / count);
+  }
+  return fit.log_likelihood;
 }
 
 }  // namespace
@@ -112,6 +154,29 @@ NormalMixture fit_normal_mixture(std::span<const double> values, double min_sigm
     if (bic < best_bic) best_bic = bic, best = std::move(fit.mixture);
   }
   return best;
+}
+
+TestResult mixture_shift_test(std::span<const double> x, std::span<const double> y,
+                              int permutations, double stop_above) {
+  if (x.empty() || y.empty())
+    fail("internal error: the mixture shift test needs samples on both sides");
+  std::vector<double> pooled(x.begin(), x.end());
+  pooled.insert(pooled.end(), y.begin(), y.end());
+  std::vector<double> sorted(pooled);
+  std::sort(sorted.begin(), sorted.end());
+  // A floor far below any spread that could matter, above zero where the values are all equal.
+  const double min_sigma =
+      std::max(1e-3 * (sorted.back() - sorted.front()), 1e-12 * (1 + std::fabs(sorted.front())));
+  const double one_noise = fit_components(sorted, 2, min_sigma).log_likelihood;
+  std::vector<char> in_y(x.size(), 0);
+  in_y.resize(pooled.size(), 1);
+  // The shifted fit includes shift 0, so where its EM stops below the one-noise fit the ratio
+  // is 0, not negative.
+  auto statistic = [&] {
+    return std::max(0.0, shifted_mixture_log_likelihood(pooled, in_y, min_sigma) - one_noise);
+  };
+  // EM stops within kConverged of the likelihood, not at it: a wider tolerance than a sum's.
+  return permutation_test(in_y, statistic, permutations, stop_above, 1e-9);
 }
 
 }  // namespace kbisect

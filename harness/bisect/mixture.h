@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "bisect/statistics.h"
+
 namespace kbisect {
 
 struct NormalMixture {
@@ -27,5 +29,16 @@ constexpr size_t kSamplesPerComponent = 4;
 // lowest BIC. sigma never drops below `min_sigma` (> 0).
 NormalMixture fit_normal_mixture(std::span<const double> values, double min_sigma,
                                  int max_components = 3);
+
+// One-sided permutation test that y's values are x's noise shifted up. The statistic is the log
+// likelihood ratio of that (the shift >= 0 fitted) against one noise for both, each a mixture of
+// two components as above. Where a share of the samples sits in a second mode a rank test loses
+// its power: pairs across the modes say nothing about the shift and outnumber the rest. With a
+// fifth of the samples at 0.8x, 5% noise and a 10% regression, 10 samples a side reach p <= 0.005
+// in 40% of trials by Mann-Whitney and in 69% by this test (200 trials). `permutations`
+// relabellings from a fixed seed, so the same samples give the same p; p = (1 + as extreme) /
+// (1 + drawn), and drawing stops once p must exceed `stop_above`.
+TestResult mixture_shift_test(std::span<const double> x, std::span<const double> y,
+                              int permutations = 1000, double stop_above = 1);
 
 }  // namespace kbisect

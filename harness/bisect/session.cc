@@ -278,10 +278,11 @@ class Session {
   }
 
   // `better` against `worse` on the confirmation samples: kBad when `worse` is significantly
-  // worse; `final` once no more samples will come.
+  // worse; `final` once no more samples will come. With the mixture shift test (verdict.h:
+  // ShiftTest says why not before the search).
   EndpointCheck confirm_check(const std::string& better, const std::string& worse, bool final) {
     return check_endpoints(confirm_samples_[resolve(better)], confirm_samples_[resolve(worse)],
-                           input_.metric, input_.spec, final);
+                           input_.metric, input_.spec, final, ShiftTest::kMixture);
   }
 
   SessionResult confirm(const std::string& culprit, int node) {

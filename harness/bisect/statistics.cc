@@ -5,7 +5,6 @@
 #include <cmath>
 #include <map>
 #include <numeric>
-#include <random>
 
 #include "common/error.h"
 
@@ -237,18 +236,7 @@ TestResult kernel_shift_test(std::span<const double> x, std::span<const double> 
     for (size_t k = x.size(); k < scores.size(); ++k) sum += scores[k];
     return sum;
   };
-  TestResult result;
-  result.statistic = y_sum();
-  std::mt19937_64 random(pooled.size());
-  const double limit = result.statistic - 1e-12 * (1 + std::fabs(result.statistic));
-  int extreme = 0, drawn = 0;
-  while (drawn < permutations && (1.0 + extreme) / (1.0 + permutations) <= stop_above) {
-    std::shuffle(scores.begin(), scores.end(), random);
-    ++drawn;
-    extreme += y_sum() >= limit;
-  }
-  result.p_value = (1.0 + extreme) / (1.0 + drawn);
-  return result;
+  return permutation_test(scores, y_sum, permutations, stop_above, 1e-12);
 }
 
 double kolmogorov_sf(double lambda) {

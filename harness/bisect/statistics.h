@@ -3,6 +3,9 @@
 // confidence interval. Conventions follow scipy.stats so results can be checked against it.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <span>
 #include <vector>
 
@@ -22,6 +25,28 @@ struct TestResult {
 // correction and a continuity correction.
 TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
                           Alternative alternative = Alternative::kTwoSided);
+
+// The p of a one-sided permutation test: `statistic()` of the labelling as it is, then of up to
+// `permutations` shuffles of `shuffled` (from a fixed seed, so the same samples give the same
+// p); p = (1 + as extreme) / (1 + drawn), and drawing stops once p must exceed `stop_above`.
+// A shuffle within `tolerance` (relative) below the observed statistic counts as extreme: the
+// same value summed in another order.
+template <typename T, typename Statistic>
+TestResult permutation_test(std::vector<T>& shuffled, Statistic statistic, int permutations,
+                            double stop_above, double tolerance) {
+  TestResult result;
+  result.statistic = statistic();
+  std::mt19937_64 random(shuffled.size());
+  const double limit = result.statistic - tolerance * (1 + std::fabs(result.statistic));
+  int extreme = 0, drawn = 0;
+  while (drawn < permutations && (1.0 + extreme) / (1.0 + permutations) <= stop_above) {
+    std::shuffle(shuffled.begin(), shuffled.end(), random);
+    ++drawn;
+    extreme += statistic() >= limit;
+  }
+  result.p_value = (1.0 + extreme) / (1.0 + drawn);
+  return result;
+}
 
 // One-sided permutation test that y sits above x. Each pooled sample gets the location score
 // -f'(z)/f(z) of the kernel density (Gaussian kernel, `width`) of the other samples; the

@@ -206,5 +206,37 @@ TEST(Verdict, EndpointsWithASecondModeInTheNoiseAreFound) {
   EXPECT_GE(found, 25);
 }
 
+// The confirmation's test (ShiftTest::kMixture): ten samples a side of the same kind of noise
+// and a regression of twice its sigma settle the check more often than with the kernel shift
+// test, which the check before the search keeps.
+TEST(Verdict, TheMixtureShiftTestSettlesASecondModeSooner) {
+  MetricSpec metric;
+  metric.name = "read.iops";
+  BisectSpec spec;  // max_samples 10: both tests at alpha / 2
+  std::mt19937 random(12);
+  std::normal_distribution<double> noise(0, 0.05);
+  std::bernoulli_distribution second_mode(0.2);
+  auto draw = [&](double level) {
+    return level * (second_mode(random) ? 0.8 : 1) * (1 + noise(random));
+  };
+  int mixture = 0, kernel = 0;
+  for (int session = 0; session < 40; ++session) {
+    std::vector<double> good, bad;
+    for (int i = 0; i < 10; ++i) {
+      good.push_back(draw(10000));
+      bad.push_back(draw(9000));
+    }
+    mixture += check_endpoints(good, bad, metric, spec, false, ShiftTest::kMixture).kind ==
+               VerdictKind::kBad;
+    kernel += check_endpoints(good, bad, metric, spec, false, ShiftTest::kKernel).kind ==
+              VerdictKind::kBad;
+  }
+  EXPECT_GE(mixture, kernel + 5) << mixture << " vs " << kernel;
+
+  EndpointCheck same = check_endpoints(kGood, kGood, metric, spec, true, ShiftTest::kMixture);
+  EXPECT_EQ(same.kind, VerdictKind::kGood);
+  EXPECT_NE(same.message.find("the mixture shift test"), std::string::npos) << same.message;
+}
+
 }  // namespace
 }  // namespace kbisect
