@@ -79,23 +79,30 @@ Fit start_components(std::span<const double> sorted, size_t k, double min_sigma)
   return fit;
 }
 
-Fit fit_components(std::span<const double> sorted, size_t k, double min_sigma) {
-  const size_t n = sorted.size();
-  Fit fit = start_components(sorted, k, min_sigma);
-  std::vector<double> responsibility(n * k);
+// EM from `fit` until the log likelihood settles. `after_maximisation(responsibility)` is one
+// more conditional maximisation step, of a parameter outside the mixture, that may move `values`;
+// each step still raises the likelihood.
+template <typename Step>
+void iterate(std::span<const double> values, double min_sigma, Fit& fit, Step after_maximisation) {
+  std::vector<double> responsibility(values.size() * fit.mixture.means.size());
   double previous = -std::numeric_limits<double>::infinity();
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
-    fit.log_likelihood = expectation(sorted, fit.mixture, responsibility);
+    fit.log_likelihood = expectation(values, fit.mixture, responsibility);
     if (fit.log_likelihood - previous <= kConverged * std::fabs(fit.log_likelihood)) break;
     previous = fit.log_likelihood;
-    maximisation(sorted, responsibility, min_sigma, fit.mixture);
+    maximisation(values, responsibility, min_sigma, fit.mixture);
+    after_maximisation(responsibility);
   }
+}
+
+Fit fit_components(std::span<const double> sorted, size_t k, double min_sigma) {
+  Fit fit = start_components(sorted, k, min_sigma);
+  iterate(sorted, min_sigma, fit, [](const std::vector<double>&) {});
   return fit;
 }
 
 // The log likelihood of two components fitted to `values`, those flagged in `shifted` taken as
-// the same noise a fitted shift (>= 0) higher: EM with the shift as one more conditional
-// maximisation step, so each step still raises the likelihood.
+// the same noise a fitted shift (>= 0) higher.
 double shifted_mixture_log_likelihood(std::span<const double> values,
                                       const std::vector<char>& shifted, double min_sigma) {
   const size_t n = values.size();
@@ -104,18 +111,15 @@ double shifted_mixture_log_likelihood(std::span<const double> values,
   std::vector<double> low, high;
   for (size_t i = 0; i < n; ++i) (shifted[i] ? high : low).push_back(values[i]);
   double shift = std::max(0.0, median(high) - median(low));
-  std::vector<double> aligned(values.begin(), values.end());
-  for (size_t i = 0; i < n; ++i) aligned[i] -= shifted[i] ? shift : 0;
-  std::sort(aligned.begin(), aligned.end());
-  Fit fit = start_components(aligned, 2, min_sigma);
-  std::vector<double> responsibility(n * 2);
-  double previous = -std::numeric_limits<double>::infinity();
-  for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+  std::vector<double> aligned(n);
+  auto align = [&] {
     for (size_t i = 0; i < n; ++i) aligned[i] = values[i] - (shifted[i] ? shift : 0);
-    fit.log_likelihood = expectation(aligned, fit.mixture, responsibility);
-    if (fit.log_likelihood - previous <= kConverged * std::fabs(fit.log_likelihood)) break;
-    previous = fit.log_likelihood;
-    maximisation(aligned, responsibility, min_sigma, fit.mixture);
+  };
+  align();
+  std::vector<double> sorted(aligned);
+  std::sort(sorted.begin(), sorted.end());
+  Fit fit = start_components(sorted, 2, min_sigma);
+  iterate(aligned, min_sigma, fit, [&](const std::vector<double>& responsibility) {
     double offsets = 0, count = 0;
     for (size_t i = 0; i < n; ++i) {
       if (!shifted[i]) continue;
@@ -124,7 +128,8 @@ double shifted_mixture_log_likelihood(std::span<const double> values,
       count += 1;
     }
     shift = std::max(0.0, offsets / count);
-  }
+    align();
+  });
   return fit.log_likelihood;
 }
 
