@@ -142,6 +142,21 @@ TEST(MixtureShiftTest, HoldsItsLevelWithoutAShift) {
   EXPECT_GE(found, 5);
 }
 
+// A metric that does not move (an integer count, a capped device): no shift, no NaN.
+TEST(MixtureShiftTest, EqualValuesShowNoShift) {
+  const std::vector<double> x(5, 7.0), y(5, 7.0);
+  TestResult test = mixture_shift_test(x, y);
+  EXPECT_EQ(test.statistic, 0);
+  EXPECT_EQ(test.p_value, 1);
+}
+
+// One sample a side is a test too: the two orders of two values, one of them observed.
+TEST(MixtureShiftTest, OneSampleASide) {
+  TestResult test = mixture_shift_test(std::vector<double>{1.0}, std::vector<double>{2.0}, 1000);
+  EXPECT_FALSE(std::isnan(test.p_value));
+  EXPECT_NEAR(test.p_value, 0.5, 0.05);
+}
+
 TEST(MixtureShiftTest, RefusesEmptySamples) {
   EXPECT_THROW(mixture_shift_test(std::vector<double>{}, std::vector<double>{1.0}), Error);
 }
