@@ -83,7 +83,8 @@ Fit start_components(std::span<const double> sorted, size_t k, double min_sigma)
 // more conditional maximisation step, of a parameter outside the mixture, that may move `values`;
 // each step still raises the likelihood.
 template <typename Step>
-void iterate(std::span<const double> values, double min_sigma, Fit& fit, Step after_maximisation) {
+void expectation_maximisation(std::span<const double> values, double min_sigma, Fit& fit,
+                              Step after_maximisation) {
   std::vector<double> responsibility(values.size() * fit.mixture.means.size());
   double previous = -std::numeric_limits<double>::infinity();
   for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
@@ -97,7 +98,7 @@ void iterate(std::span<const double> values, double min_sigma, Fit& fit, Step af
 
 Fit fit_components(std::span<const double> sorted, size_t k, double min_sigma) {
   Fit fit = start_components(sorted, k, min_sigma);
-  iterate(sorted, min_sigma, fit, [](const std::vector<double>&) {});
+  expectation_maximisation(sorted, min_sigma, fit, [](const std::vector<double>&) {});
   return fit;
 }
 
@@ -119,7 +120,7 @@ double shifted_mixture_log_likelihood(std::span<const double> values,
   std::vector<double> sorted(aligned);
   std::sort(sorted.begin(), sorted.end());
   Fit fit = start_components(sorted, 2, min_sigma);
-  iterate(aligned, min_sigma, fit, [&](const std::vector<double>& responsibility) {
+  expectation_maximisation(aligned, min_sigma, fit, [&](const std::vector<double>& responsibility) {
     double offsets = 0, count = 0;
     for (size_t i = 0; i < n; ++i) {
       if (!shifted[i]) continue;
