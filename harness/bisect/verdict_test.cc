@@ -206,6 +206,39 @@ TEST(Verdict, EndpointsWithASecondModeInTheNoiseAreFound) {
   EXPECT_GE(found, 25);
 }
 
+// At its cap an unsettled check goes on while bad leans worse (p <= 10 alpha, strategy.cc), so
+// p must be drawn out that far, not only to the level that settles the check: with the shift
+// test stopped at its level, p read the test's first extreme relabelling, and real regressions
+// of the size of a second mode's noise ended as "no regression" (bisect_accuracy's bimodal
+// cells at regression == CV).
+TEST(Verdict, AnUnsettledCheckDrawsItsPOutToTenAlpha) {
+  MetricSpec metric;
+  metric.name = "read.iops";
+  BisectSpec spec;  // max_samples 10: 50 a side is the cap
+  std::mt19937 random(13);
+  std::normal_distribution<double> noise(0, 0.05);
+  std::bernoulli_distribution second_mode(0.2);
+  auto draw = [&](double level) {
+    return level * (second_mode(random) ? 0.8 : 1) * (1 + noise(random));
+  };
+  int unsettled = 0, leaning = 0, rank_leaning = 0;
+  for (int session = 0; session < 100; ++session) {
+    std::vector<double> good, bad;
+    for (int i = 0; i < 50; ++i) {
+      good.push_back(draw(10000));
+      bad.push_back(draw(9850));
+    }
+    EndpointCheck check = check_endpoints(good, bad, metric, spec, false);
+    if (check.kind != VerdictKind::kUndecided) continue;
+    ++unsettled;
+    leaning += check.p_value <= 10 * spec.alpha;
+    rank_leaning += 2 * mann_whitney_u(bad, good, Alternative::kLess).p_value <= 10 * spec.alpha;
+  }
+  // 86 unsettled; 35 lean worse, 15 by Mann-Whitney alone (24 with the test stopped at its level).
+  EXPECT_GE(unsettled, 50);
+  EXPECT_GE(leaning, rank_leaning + 15) << leaning << " vs " << rank_leaning;
+}
+
 // The confirmation's test (ShiftTest::kMixture): ten samples a side of the same kind of noise
 // and a regression of twice its sigma settle the check more often than with the kernel shift
 // test, which the check before the search keeps.
