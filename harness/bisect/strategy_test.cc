@@ -28,15 +28,18 @@ Action endpoint_step(size_t count, double step, double lower) {
   return make_strategy("adaptive", spec, metric)->next(state);
 }
 
-// Past max_samples (10) a side the check is asked only every 10 pairs: at 15 a side a
-// significant difference waits for 20.
-TEST(EndpointPhase, PastMaxSamplesTheCheckIsAskedEveryMaxSamplesPairs) {
+// Past max_samples (10) a side the check is asked only every 3 pairs: at 14 and 15 a side a
+// significant difference waits for 16.
+TEST(EndpointPhase, PastMaxSamplesTheCheckIsAskedEveryFewPairs) {
   BisectSpec spec;
   MetricSpec metric;
-  ASSERT_EQ(check_endpoints(evenly(15, 900, 4), evenly(15, 860, 4), metric, spec, false).kind,
-            VerdictKind::kBad);
-  EXPECT_EQ(endpoint_step(15, 4, 40).kind, Action::Kind::kMeasure);
-  EXPECT_EQ(endpoint_step(20, 4, 40).kind, Action::Kind::kEndpointsOk);
+  for (size_t count : {14, 15}) {
+    ASSERT_EQ(
+        check_endpoints(evenly(count, 900, 4), evenly(count, 860, 4), metric, spec, false).kind,
+        VerdictKind::kBad);
+    EXPECT_EQ(endpoint_step(count, 4, 40).kind, Action::Kind::kMeasure) << count;
+  }
+  EXPECT_EQ(endpoint_step(16, 4, 40).kind, Action::Kind::kEndpointsOk);
 }
 
 // At the cap, p = 0.036 (between alpha and 10 alpha) with bad worse: not "no regression" yet.

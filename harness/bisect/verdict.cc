@@ -159,9 +159,9 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   auto worse = metric.better == Better::kHigher ? Alternative::kLess : Alternative::kGreater;
   auto g = badness_of(good, metric.better), b = badness_of(bad, metric.better);
   // A tip that did not regress is asked until its cap, many times: past max_samples a side
-  // the strategies ask only every max_samples pairs, and those asks need p <= alpha / 2.
+  // the strategies ask only every few pairs, and those asks need p <= alpha / 4.
   const bool late = std::min(good.size(), bad.size()) > static_cast<size_t>(spec.max_samples);
-  const double needed = late ? spec.alpha / 2 : spec.alpha;
+  const double needed = late ? spec.alpha / 4 : spec.alpha;
   // Two tests, each at half of that (Bonferroni): Mann-Whitney and the shift test (ShiftTest).
   // The mixture shift test refits its mixture for every relabelling: it is left out where
   // Mann-Whitney alone settles the check.
@@ -201,7 +201,7 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
       "match the regression",
       metric.name, median(good), iqr(good), good.size(), median(bad), iqr(bad), bad.size(),
       100 * check.effect, "worse", 100 * spec.min_effect, check.p_value, needed,
-      late ? ", alpha / 2 past max_samples a side" : ", alpha",
+      late ? ", alpha / 4 past max_samples a side" : ", alpha",
       shift_test == ShiftTest::kKernel ? "kernel" : "mixture",
       metric.better == Better::kHigher ? "higher" : "lower");
   return check;

@@ -151,9 +151,9 @@ TEST(Verdict, NoRegressionBeforeTheCapOnlyWhenConfidentlyBelowTheFloor) {
             VerdictKind::kUndecided);
 }
 
-// Past max_samples a side the strategies ask the check only every max_samples pairs, and
-// those asks need p <= alpha / 2: a tip that did not regress is asked until its cap.
-TEST(Verdict, EndpointChecksPastMaxSamplesNeedHalfOfAlpha) {
+// Past max_samples a side the strategies ask the check only every few pairs, and those asks
+// need p <= alpha / 4: a tip that did not regress is asked until its cap.
+TEST(Verdict, EndpointChecksPastMaxSamplesNeedAQuarterOfAlpha) {
   MetricSpec metric;
   metric.name = "read.iops";
   std::vector<double> good, bad;
@@ -164,7 +164,7 @@ TEST(Verdict, EndpointChecksPastMaxSamplesNeedHalfOfAlpha) {
   BisectSpec within;
   within.max_samples = 12;
   EndpointCheck at_alpha = check_endpoints(good, bad, metric, within, false);
-  ASSERT_GT(at_alpha.p_value, within.alpha / 2);
+  ASSERT_GT(at_alpha.p_value, within.alpha / 4);
   ASSERT_LE(at_alpha.p_value, within.alpha);
   EXPECT_EQ(at_alpha.kind, VerdictKind::kBad);
 
@@ -173,7 +173,7 @@ TEST(Verdict, EndpointChecksPastMaxSamplesNeedHalfOfAlpha) {
   EXPECT_EQ(check_endpoints(good, bad, metric, past, false).kind, VerdictKind::kUndecided);
   EndpointCheck at_cap = check_endpoints(good, bad, metric, past, true);
   EXPECT_EQ(at_cap.kind, VerdictKind::kGood);
-  EXPECT_NE(at_cap.message.find("needs <= 0.005, alpha / 2 past max_samples a side"),
+  EXPECT_NE(at_cap.message.find("needs <= 0.0025, alpha / 4 past max_samples a side"),
             std::string::npos)
       << at_cap.message;
 }
