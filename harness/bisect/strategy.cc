@@ -166,7 +166,7 @@ Action sequential_endpoint_phase(const SearchState& state, const BisectSpec& spe
   if (!ask) return measure_endpoints_to(state, have + 1);
   EndpointCheck check = check_endpoints(state.good, state.of(0), metric, spec, false);
   if (check.kind == VerdictKind::kUndecided) {
-    const bool leaning_worse = check.p_value <= 10 * spec.alpha && check.effect > 0;
+    const bool leaning_worse = check.p_value <= kLeaningWorse * spec.alpha && check.effect > 0;
     if (have < cap || (have < 2 * cap && leaning_worse)) {
       return measure_endpoints_to(state, have + 1);
     }

@@ -76,6 +76,10 @@ CommitVerdict classify(std::span<const double> samples, std::span<const double> 
 // there, on fewer samples.
 enum class ShiftTest { kKernel, kMixture };
 
+// An unsettled endpoint check leans worse at p <= this many alphas: at its cap the strategies
+// go on measuring while it does (strategy.cc).
+constexpr double kLeaningWorse = 10;
+
 // Good vs bad before the search (and the confirmations after it): bad must be worse by at
 // least min_effect with p <= alpha, p being the smaller of a one-sided Mann-Whitney test and
 // the shift test, doubled (Bonferroni). kGood ("no regression") once the change is confidently
@@ -83,7 +87,9 @@ enum class ShiftTest { kKernel, kMixture };
 // means more samples may still settle it.
 struct EndpointCheck {
   VerdictKind kind = VerdictKind::kUndecided;  // kBad: a regression to bisect; kGood: none
-  double p_value = 1;                          // min(1, 2 min(p Mann-Whitney, p shift test))
+  // min(1, 2 min(p Mann-Whitney, p shift test)); the shift test draws relabellings until its
+  // p must exceed kLeaningWorse alphas, and above that p is a rough figure.
+  double p_value = 1;
   double effect = 0;
   std::string message;  // for kGood: medians, spread and p, and what to do
 };

@@ -206,7 +206,7 @@ TEST(Verdict, EndpointsWithASecondModeInTheNoiseAreFound) {
   EXPECT_GE(found, 25);
 }
 
-// At its cap an unsettled check goes on while bad leans worse (p <= 10 alpha, strategy.cc), so
+// At its cap an unsettled check goes on while bad leans worse (p <= 10 alpha, kLeaningWorse), so
 // p must be drawn out that far, not only to the level that settles the check: with the shift
 // test stopped at its level, p read the test's first extreme relabelling, and real regressions
 // of the size of a second mode's noise ended as "no regression" (bisect_accuracy's bimodal
@@ -231,8 +231,9 @@ TEST(Verdict, AnUnsettledCheckDrawsItsPOutToTenAlpha) {
     EndpointCheck check = check_endpoints(good, bad, metric, spec, false);
     if (check.kind != VerdictKind::kUndecided) continue;
     ++unsettled;
-    leaning += check.p_value <= 10 * spec.alpha;
-    rank_leaning += 2 * mann_whitney_u(bad, good, Alternative::kLess).p_value <= 10 * spec.alpha;
+    const double leaning_p = kLeaningWorse * spec.alpha;
+    leaning += check.p_value <= leaning_p;
+    rank_leaning += 2 * mann_whitney_u(bad, good, Alternative::kLess).p_value <= leaning_p;
   }
   // 86 unsettled; 35 lean worse, 15 by Mann-Whitney alone (24 with the test stopped at its level).
   EXPECT_GE(unsettled, 50);
