@@ -286,7 +286,7 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   // The test driver rejects the flag.
   unsigned int flags =
       type != nullptr && std::string_view(type) == "QEMU" ? VIR_DOMAIN_START_AUTODESTROY : 0;
-  if (plan.device == DeviceKind::kEmulatedNvme && is_local_uri(uri_)) {
+  if (plan.device == DeviceKind::kEmulatedNvme && !plan.disk_image.empty() && is_local_uri(uri_)) {
     give_backing_file_to_qemu(connection_.get(), plan.disk_image);
   }
   std::string xml = domain_xml(plan, console_log);
