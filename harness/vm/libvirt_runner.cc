@@ -203,7 +203,7 @@ std::string domain_xml(const VmPlan& plan, const fs::path& console_log) {
         pci_address_xml(plan.pci_address));
   }
   xml += "  </devices>\n";
-  if (plan.device == DeviceKind::kEmulatedNvme && !plan.disk_image.empty()) {
+  if (plan.has_backing_file()) {
     xml += fmt::format(
         "  <qemu:commandline>\n"
         "    <qemu:arg value='-drive'/>\n"
@@ -286,7 +286,7 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   // The test driver rejects the flag.
   unsigned int flags =
       type != nullptr && std::string_view(type) == "QEMU" ? VIR_DOMAIN_START_AUTODESTROY : 0;
-  if (plan.device == DeviceKind::kEmulatedNvme && !plan.disk_image.empty() && is_local_uri(uri_)) {
+  if (plan.has_backing_file() && is_local_uri(uri_)) {
     give_backing_file_to_qemu(connection_.get(), plan.disk_image);
   }
   std::string xml = domain_xml(plan, console_log);

@@ -98,7 +98,7 @@ std::vector<std::string> qemu_argv(const VmPlan& plan, const fs::path& pidfile) 
       "-append",
       plan.cmdline,
   };
-  if (plan.device == DeviceKind::kEmulatedNvme && !plan.disk_image.empty()) {
+  if (plan.has_backing_file()) {
     argv.insert(argv.end(), {"-drive",
                              fmt::format("file={},if=none,id=nvm,format=raw,cache={}",
                                          option_value(plan.disk_image), plan.disk_cache),

@@ -26,6 +26,11 @@ struct VmPlan {
   std::filesystem::path disk_image;  // emulated NVMe backing file
   std::string disk_cache = "none";   // none (O_DIRECT) or writethrough where O_DIRECT fails
   std::string pci_address;           // passthrough
+
+  // An emulated NVMe drive on `disk_image` goes into the VM (without one it has no disk).
+  bool has_backing_file() const {
+    return device == DeviceKind::kEmulatedNvme && !disk_image.empty();
+  }
 };
 
 // "kbisect-<pid>-<n>", n counting up in this process.
