@@ -168,9 +168,9 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   const double level = needed / 2;
   const double p_rank = mann_whitney_u(bad, good, worse).p_value;
   const bool rank_settles = p_rank <= level && shift_test == ShiftTest::kMixture;
-  // Drawn out past the level needed: at its cap the check goes on while bad leans worse, and
-  // "no regression" prints p.
-  const double drawn_to = std::max(level, kLeaningWorse * spec.alpha);
+  // Drawn out past the level needed (at most alpha / 2): at its cap the check goes on while
+  // bad leans worse, and "no regression" prints p.
+  const double drawn_to = kLeaningWorse * spec.alpha;
   const double p_shift = rank_settles ? 1 : shift_test_p(g, b, shift_test, drawn_to);
   check.p_value = std::min(1.0, 2 * std::min(p_rank, p_shift));
   double change = relative_change(good, bad);
