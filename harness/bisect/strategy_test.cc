@@ -17,15 +17,27 @@ std::vector<double> evenly(size_t count, double from, double step) {
   return values;
 }
 
-// The endpoint phase of adaptive with `count` samples a side, bad `lower` below good.
-Action endpoint_step(size_t count, double step, double lower) {
+// Two-mode noise: `main` samples at `level`, `second` at 0.8x, each mode 0.4% wide.
+std::vector<double> two_modes(double level, size_t main, size_t second) {
+  std::vector<double> values = evenly(main, level, level * 0.004);
+  for (double v : evenly(second, 0.8 * level, level * 0.004)) values.push_back(v);
+  return values;
+}
+
+// The endpoint phase of adaptive with these samples at good and at bad.
+Action endpoint_step(std::vector<double> good, std::vector<double> bad) {
   static const CommitGraph graph = testing::linear_graph(8);
   SearchState state(graph);
-  state.good = evenly(count, 900, step);
-  state.samples[0] = evenly(count, 900 - lower, step);
+  state.good = std::move(good);
+  state.samples[0] = std::move(bad);
   BisectSpec spec;  // max_samples 10: the cap is 50 a side
   MetricSpec metric;
   return make_strategy("adaptive", spec, metric)->next(state);
+}
+
+// The same with `count` samples a side, bad `lower` below good.
+Action endpoint_step(size_t count, double step, double lower) {
+  return endpoint_step(evenly(count, 900, step), evenly(count, 900 - lower, step));
 }
 
 // Past max_samples (10) a side the check is asked only every 3 pairs: at 14 and 15 a side a
@@ -40,6 +52,23 @@ TEST(EndpointPhase, PastMaxSamplesTheCheckIsAskedEveryFewPairs) {
     EXPECT_EQ(endpoint_step(count, 4, 40).kind, Action::Kind::kMeasure) << count;
   }
   EXPECT_EQ(endpoint_step(16, 4, 40).kind, Action::Kind::kEndpointsOk);
+}
+
+// Bad 5% below good in both modes. Up to max_samples (10) a side the check's second test is
+// the kernel shift test, which leaves the search's model samples to learn the noise from
+// (verdict.h); past it, the mixture shift test, which settles two-mode noise sooner.
+TEST(EndpointPhase, PastMaxSamplesTheMixtureShiftTestJoinsTheCheck) {
+  BisectSpec spec;
+  MetricSpec metric;
+  auto good = two_modes(1000, 6, 2), bad = two_modes(950, 6, 2);
+  ASSERT_EQ(check_endpoints(good, bad, metric, spec, false, ShiftTest::kMixture).kind,
+            VerdictKind::kBad);
+  EXPECT_EQ(endpoint_step(good, bad).kind, Action::Kind::kMeasure);
+
+  good = two_modes(1000, 10, 3), bad = two_modes(950, 10, 3);  // 13 a side: a late ask
+  ASSERT_EQ(check_endpoints(good, bad, metric, spec, false, ShiftTest::kKernel).kind,
+            VerdictKind::kUndecided);
+  EXPECT_EQ(endpoint_step(good, bad).kind, Action::Kind::kEndpointsOk);
 }
 
 // At the cap, p = 0.036 (between alpha and 10 alpha) with bad worse: not "no regression" yet.

@@ -68,12 +68,13 @@ CommitVerdict classify(std::span<const double> samples, std::span<const double> 
                        std::span<const double> bad, Better better, double threshold, bool final);
 
 // The test beside Mann-Whitney in check_endpoints; both keep their power where a share of the
-// samples sits in a second mode, which a rank test loses. Before the search, the kernel shift
-// test (statistics.h): the mixture shift test (mixture.h) settles the check on fewer samples and
-// leaves the search's model too few to learn the noise from (it named wrong commits in the
-// benchmark's bimodal cells; bench/bisect_accuracy/README.md). In the confirmation nothing is
-// fitted from the samples afterwards, and the mixture shift test confirms more right culprits
-// there, on fewer samples.
+// samples sits in a second mode, which a rank test loses. Before the search, up to max_samples a
+// side, the kernel shift test (statistics.h): the mixture shift test (mixture.h) settles the
+// check on fewer samples there and leaves the search's model too few to learn the noise from (it
+// named wrong commits in the benchmark's bimodal cells; bench/bisect_accuracy/README.md). Past
+// max_samples a side the model has those samples, and the mixture shift test settles sooner. In
+// the confirmation nothing is fitted from the samples afterwards, and the mixture shift test
+// confirms more right culprits there, on fewer samples.
 enum class ShiftTest { kKernel, kMixture };
 
 // An unsettled endpoint check leans worse at p <= this many alphas: at its cap the strategies
