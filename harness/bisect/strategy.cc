@@ -167,14 +167,14 @@ Action sequential_endpoint_phase(const SearchState& state, const BisectSpec& spe
   if (!ask) return measure_endpoints_to(state, have + 1);
   // The late asks' shift test is the mixture shift test (verdict.h): bimodal 10%/5% in the
   // benchmark takes 57.6-58.7 samples instead of 62.3-62.9, at the same accuracy.
-  const ShiftTest test = have > per_commit ? ShiftTest::kMixture : ShiftTest::kKernel;
-  EndpointCheck check = check_endpoints(state.good, state.of(0), metric, spec, false, test);
+  const ShiftTest shift_test = have > per_commit ? ShiftTest::kMixture : ShiftTest::kKernel;
+  EndpointCheck check = check_endpoints(state.good, state.of(0), metric, spec, false, shift_test);
   if (check.kind == VerdictKind::kUndecided) {
     const bool leaning_worse = check.p_value <= kLeaningWorse * spec.alpha && check.effect > 0;
     if (have < cap || (have < 2 * cap && leaning_worse)) {
       return measure_endpoints_to(state, have + 1);
     }
-    check = check_endpoints(state.good, state.of(0), metric, spec, true, test);
+    check = check_endpoints(state.good, state.of(0), metric, spec, true, shift_test);
   }
   return endpoint_result(check);
 }

@@ -65,7 +65,8 @@ TEST(EndpointPhase, PastMaxSamplesTheMixtureShiftTestJoinsTheCheck) {
             VerdictKind::kBad);
   EXPECT_EQ(endpoint_step(good, bad).kind, Action::Kind::kMeasure);
 
-  good = two_modes(1000, 10, 3), bad = two_modes(950, 10, 3);  // 13 a side: a late ask
+  good = two_modes(1000, 10, 3);  // 13 a side: a late ask
+  bad = two_modes(950, 10, 3);
   ASSERT_EQ(check_endpoints(good, bad, metric, spec, false, ShiftTest::kKernel).kind,
             VerdictKind::kUndecided);
   EXPECT_EQ(endpoint_step(good, bad).kind, Action::Kind::kEndpointsOk);
