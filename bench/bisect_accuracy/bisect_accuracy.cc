@@ -1,14 +1,16 @@
 // How often each strategy names the right culprit, and at what cost in samples, on simulated
 // regressions: a 64-commit linear history and a 64-commit history with merges; regression
 // {3,5,10,30}% x noise CV {1,5,10}% x {normal, lognormal, bimodal}. Prints one table row per
-// cell and checks the default strategy's targets.
+// cell as the cell finishes and checks the default strategy's targets.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -96,7 +98,18 @@ const char* noise_name(NoiseDistribution noise) {
   return "?";
 }
 
-std::string cell_filter;
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t end; (end = text.find(separator, start)) != std::string::npos; start = end + 1) {
+    parts.push_back(text.substr(start, end - start));
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+// --cells: alternatives separated by '|'; a row is selected when its label contains one.
+std::vector<std::string> cell_filter{""};
 
 // The row label; --cells selects the rows that contain its text ("merges bimodal", " 5%  5%").
 std::string cell_label(const Cell& cell) {
@@ -104,15 +117,10 @@ std::string cell_label(const Cell& cell) {
                      noise_name(cell.noise), cell.regression * 100, cell.cv * 100);
 }
 
-// --cells: alternatives separated by '|'; a row is selected when its label contains one.
 bool selected(const std::string& label) {
-  size_t start = 0;
-  for (;;) {
-    size_t end = cell_filter.find('|', start);
-    if (label.find(cell_filter.substr(start, end - start)) != std::string::npos) return true;
-    if (end == std::string::npos) return false;
-    start = end + 1;
-  }
+  return std::any_of(cell_filter.begin(), cell_filter.end(), [&](const std::string& text) {
+    return label.find(text) != std::string::npos;
+  });
 }
 
 struct Tally {
@@ -182,6 +190,81 @@ void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally&
   }
 }
 
+void print_header(int runs, const std::vector<std::string>& strategies) {
+  fmt::print(
+      "{} bisections per cell and strategy (seed set {}); accuracy % / mean samples per "
+      "bisection{}{}{}\n",
+      runs, seed_set,
+      with_confirmation ? " (the confirmation's included) / right culprits confirmed %" : "",
+      drift_per_sample != 0
+          ? fmt::format("; host drift {:+g}% per 100 samples", drift_per_sample * 10000)
+          : "",
+      pinpoint_attempts != kPinpointAttempts
+          ? fmt::format("; pinpoint with {} attempts per change", pinpoint_attempts)
+          : "");
+  fmt::print("{:<7} {:<9} {:>4} {:>4}", "history", "noise", "reg", "cv");
+  for (const auto& name : strategies) fmt::print(" | {:>{}}", name, with_confirmation ? 20 : 13);
+  // The targets are the search's: with the confirmation's samples they do not apply.
+  fmt::print(" | {}\n", with_confirmation ? "" : "target (adaptive)");
+  std::fflush(stdout);
+}
+
+// The default strategy's targets over the rows printed.
+struct Summary {
+  int applicable = 0, met = 0, accurate = 0, cheap_cells = 0;
+  double ratio_sum = 0;
+};
+
+void print_row(const Cell& cell, const std::vector<std::string>& strategies,
+               const std::vector<Tally>& tallies, Summary& summary) {
+  fmt::print("{}", cell_label(cell));
+  std::map<std::string, std::pair<double, double>> score;
+  for (size_t s = 0; s < strategies.size(); ++s) {
+    const Tally& t = tallies[s];
+    double accuracy = 100.0 * t.right / std::max(1, t.runs.load());
+    double samples = static_cast<double>(t.samples) / std::max(1, t.runs.load());
+    score[strategies[s]] = {accuracy, samples};
+    fmt::print(" | {:>5.1f}% {:>6.1f}", accuracy, samples);
+    if (with_confirmation)
+      fmt::print(" {:>5.1f}%", 100.0 * t.confirmed / std::max(1, t.right.load()));
+  }
+  std::string verdict = "-";
+  double strength = cell.regression / cell.cv;
+  double need = strength >= 2 - 1e-9 ? 99 : (strength >= 1 - 1e-9 ? 95 : 0);
+  if (with_confirmation) need = 0;
+  if (score.count("adaptive") && need > 0) {
+    auto [accuracy, samples] = score["adaptive"];
+    bool ok = accuracy >= need;
+    ++summary.applicable;
+    summary.accurate += ok;
+    verdict = fmt::format(">={:.0f}% {}", need, ok ? "ok" : "MISS");
+    if (score.count("pinpoint")) {
+      auto [p_accuracy, p_samples] = score["pinpoint"];
+      bool cheap = samples <= p_samples / 2 && accuracy >= p_accuracy;
+      verdict += fmt::format(", {:.2f}x pinpoint {}", samples / p_samples, cheap ? "ok" : "MISS");
+      summary.ratio_sum += samples / p_samples;
+      summary.cheap_cells += cheap;
+      ok = ok && cheap;
+    }
+    summary.met += ok;
+  }
+  fmt::print(" | {}\n", verdict);
+  std::fflush(stdout);
+}
+
+void print_summary(const Summary& summary, const std::vector<std::string>& strategies) {
+  if (summary.applicable == 0) return;
+  fmt::print("cells with a target: {}; adaptive meets all of it in {}, the accuracy in {}",
+             summary.applicable, summary.met, summary.accurate);
+  if (std::count(strategies.begin(), strategies.end(), "pinpoint")) {
+    fmt::print(
+        ", <= 1/2 of pinpoint's samples at equal or better accuracy in {} (mean "
+        "ratio {:.2f})",
+        summary.cheap_cells, summary.ratio_sum / summary.applicable);
+  }
+  fmt::print("\n");
+}
+
 int parse_int(const char* text, const char* what, long minimum = 1) {
   char* end = nullptr;
   long value = std::strtol(text, &end, 10);
@@ -211,11 +294,11 @@ int main_impl(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--max-samples") && i + 1 < argc) {
       bench_spec.max_samples = parse_int(argv[++i], "--max-samples");
     } else if (!std::strcmp(argv[i], "--strategy") && i + 1 < argc) {
-      strategies = {argv[++i]};
+      strategies = split(argv[++i], ',');
     } else if (!std::strcmp(argv[i], "--seed-set") && i + 1 < argc) {
       seed_set = static_cast<uint64_t>(parse_int(argv[++i], "--seed-set", 0));
     } else if (!std::strcmp(argv[i], "--cells") && i + 1 < argc) {
-      cell_filter = argv[++i];
+      cell_filter = split(argv[++i], '|');
     } else if (!std::strcmp(argv[i], "--confidence") && i + 1 < argc) {
       bench_confidence = std::strtod(argv[++i], nullptr);
     } else if (!std::strcmp(argv[i], "--pinpoint-attempts") && i + 1 < argc) {
@@ -227,10 +310,18 @@ int main_impl(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--drift") && i + 1 < argc) {
       drift_per_sample = parse_int(argv[++i], "--drift", -50) / 10000.0;  // % per 100 samples
     } else {
-      fmt::print(stderr,
-                 "usage: bisect_accuracy [--runs N] [--threads N] [--strategy S] [--max-samples N] "
-                 "[--confidence P] [--pinpoint-attempts N] [--seed-set N] [--cells TEXT] "
-                 "[--regression PCT] [--cv PCT] [--drift PCT] [--show-failures] [--confirm]\n");
+      fmt::print(
+          stderr,
+          "usage: bisect_accuracy [--runs N] [--threads N] [--strategy S[,S...]] [--max-samples N] "
+          "[--confidence P] [--pinpoint-attempts N] [--seed-set N] [--cells TEXT] "
+          "[--regression PCT] [--cv PCT] [--drift PCT] [--show-failures] [--confirm]\n");
+      return 2;
+    }
+  }
+  for (const auto& name : strategies) {
+    if (std::count(strategy_names().begin(), strategy_names().end(), name) == 0) {
+      fmt::print(stderr, "bisect_accuracy: unknown strategy '{}'; use one or more of {}\n", name,
+                 fmt::join(strategy_names(), ","));
       return 2;
     }
   }
@@ -248,6 +339,13 @@ int main_impl(int argc, char** argv) {
   }
   std::vector<std::vector<Tally>> tallies(cells.size());
   for (auto& row : tallies) row = std::vector<Tally>(strategies.size());
+  print_header(runs, strategies);
+  Summary summary;
+  // Rows print in grid order as their cells finish, so a long run that is stopped keeps them.
+  std::vector<std::atomic<long>> jobs_left(cells.size());
+  for (auto& left : jobs_left) left = static_cast<long>(strategies.size()) * runs;
+  std::mutex print_mutex;
+  size_t printed = 0;
   const long jobs = static_cast<long>(cells.size() * strategies.size()) * runs;
   std::atomic<long> next{0};
   auto worker = [&] {
@@ -256,75 +354,17 @@ int main_impl(int argc, char** argv) {
       size_t s = static_cast<size_t>(rest % static_cast<long>(strategies.size()));
       size_t c = static_cast<size_t>(rest / static_cast<long>(strategies.size()));
       run_one(cells[c], strategies[s], static_cast<int>(run), tallies[c][s]);
+      if (--jobs_left[c] > 0) continue;
+      std::lock_guard lock(print_mutex);
+      for (; printed < cells.size() && jobs_left[printed] == 0; ++printed) {
+        print_row(cells[printed], strategies, tallies[printed], summary);
+      }
     }
   };
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
   for (auto& thread : pool) thread.join();
-
-  fmt::print(
-      "{} bisections per cell and strategy (seed set {}); accuracy % / mean samples per "
-      "bisection{}{}{}\n",
-      runs, seed_set,
-      with_confirmation ? " (the confirmation's included) / right culprits confirmed %" : "",
-      drift_per_sample != 0
-          ? fmt::format("; host drift {:+g}% per 100 samples", drift_per_sample * 10000)
-          : "",
-      pinpoint_attempts != kPinpointAttempts
-          ? fmt::format("; pinpoint with {} attempts per change", pinpoint_attempts)
-          : "");
-  fmt::print("{:<7} {:<9} {:>4} {:>4}", "history", "noise", "reg", "cv");
-  for (const auto& name : strategies) fmt::print(" | {:>{}}", name, with_confirmation ? 20 : 13);
-  // The targets are the search's: with the confirmation's samples they do not apply.
-  fmt::print(" | {}\n", with_confirmation ? "" : "target (adaptive)");
-  int applicable = 0, met = 0, accurate = 0, cheap_cells = 0;
-  double ratio_sum = 0;
-  for (size_t c = 0; c < cells.size(); ++c) {
-    const Cell& cell = cells[c];
-    fmt::print("{}", cell_label(cell));
-    std::map<std::string, std::pair<double, double>> score;
-    for (size_t s = 0; s < strategies.size(); ++s) {
-      const Tally& t = tallies[c][s];
-      double accuracy = 100.0 * t.right / std::max(1, t.runs.load());
-      double samples = static_cast<double>(t.samples) / std::max(1, t.runs.load());
-      score[strategies[s]] = {accuracy, samples};
-      fmt::print(" | {:>5.1f}% {:>6.1f}", accuracy, samples);
-      if (with_confirmation)
-        fmt::print(" {:>5.1f}%", 100.0 * t.confirmed / std::max(1, t.right.load()));
-    }
-    std::string verdict = "-";
-    double strength = cell.regression / cell.cv;
-    double need = strength >= 2 - 1e-9 ? 99 : (strength >= 1 - 1e-9 ? 95 : 0);
-    if (with_confirmation) need = 0;
-    if (score.count("adaptive") && need > 0) {
-      auto [accuracy, samples] = score["adaptive"];
-      bool ok = accuracy >= need;
-      ++applicable;
-      accurate += ok;
-      verdict = fmt::format(">={:.0f}% {}", need, ok ? "ok" : "MISS");
-      if (score.count("pinpoint")) {
-        auto [p_accuracy, p_samples] = score["pinpoint"];
-        bool cheap = samples <= p_samples / 2 && accuracy >= p_accuracy;
-        verdict += fmt::format(", {:.2f}x pinpoint {}", samples / p_samples, cheap ? "ok" : "MISS");
-        ratio_sum += samples / p_samples;
-        cheap_cells += cheap;
-        ok = ok && cheap;
-      }
-      met += ok;
-    }
-    fmt::print(" | {}\n", verdict);
-  }
-  if (applicable > 0) {
-    fmt::print("cells with a target: {}; adaptive meets all of it in {}, the accuracy in {}",
-               applicable, met, accurate);
-    if (std::count(strategies.begin(), strategies.end(), "pinpoint")) {
-      fmt::print(
-          ", <= 1/2 of pinpoint's samples at equal or better accuracy in {} (mean "
-          "ratio {:.2f})",
-          cheap_cells, ratio_sum / applicable);
-    }
-    fmt::print("\n");
-  }
+  print_summary(summary, strategies);
   return 0;
 }
 
