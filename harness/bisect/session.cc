@@ -282,7 +282,8 @@ class Session {
   // ShiftTest says why not before the search).
   EndpointCheck confirm_check(const std::string& better, const std::string& worse, bool final) {
     return check_endpoints(confirm_samples_[resolve(better)], confirm_samples_[resolve(worse)],
-                           input_.metric, input_.spec, final, ShiftTest::kMixture);
+                           input_.metric, input_.spec,
+                           final ? EndpointAsk::kFinal : EndpointAsk::kWithP, ShiftTest::kMixture);
   }
 
   SessionResult confirm(const std::string& culprit, int node) {

@@ -162,19 +162,21 @@ Action sequential_endpoint_phase(const SearchState& state, const BisectSpec& spe
   // the false alarms about where asks every max_samples pairs at alpha / 2 had them (1.2-4.2%
   // at 5% noise, 2.0-4.5% before) and stops sooner: a tip that did not regress at 5% noise
   // takes 5-12% fewer samples, a regression at 2x bimodal noise 3% fewer.
-  const bool ask = have <= per_commit || (have - per_commit) % kLateAskPairs == 0 || have == cap ||
-                   have == 2 * cap;
-  if (!ask) return measure_endpoints_to(state, have + 1);
+  const bool ask_now = have <= per_commit || (have - per_commit) % kLateAskPairs == 0 ||
+                       have == cap || have == 2 * cap;
+  if (!ask_now) return measure_endpoints_to(state, have + 1);
   // The late asks' shift test is the mixture shift test (verdict.h): bimodal 10%/5% in the
   // benchmark takes 57.6-58.7 samples instead of 62.3-62.9, at the same accuracy.
   const ShiftTest shift_test = have > per_commit ? ShiftTest::kMixture : ShiftTest::kKernel;
-  EndpointCheck check = check_endpoints(state.good, state.of(0), metric, spec, false, shift_test);
+  // Before the cap only whether the check settled matters; from there whether bad leans worse.
+  const EndpointAsk ask = have < cap ? EndpointAsk::kWhetherSettled : EndpointAsk::kWithP;
+  EndpointCheck check = check_endpoints(state.good, state.of(0), metric, spec, ask, shift_test);
   if (check.kind == VerdictKind::kUndecided) {
     const bool leaning_worse = check.p_value <= kLeaningWorse * spec.alpha && check.effect > 0;
     if (have < cap || (have < 2 * cap && leaning_worse)) {
       return measure_endpoints_to(state, have + 1);
     }
-    check = check_endpoints(state.good, state.of(0), metric, spec, true, shift_test);
+    check = check_endpoints(state.good, state.of(0), metric, spec, EndpointAsk::kFinal, shift_test);
   }
   return endpoint_result(check);
 }

@@ -46,9 +46,10 @@ TEST(EndpointPhase, PastMaxSamplesTheCheckIsAskedEveryFewPairs) {
   BisectSpec spec;
   MetricSpec metric;
   for (size_t count : {14, 15}) {
-    ASSERT_EQ(
-        check_endpoints(evenly(count, 900, 4), evenly(count, 860, 4), metric, spec, false).kind,
-        VerdictKind::kBad);
+    ASSERT_EQ(check_endpoints(evenly(count, 900, 4), evenly(count, 860, 4), metric, spec,
+                              EndpointAsk::kWhetherSettled)
+                  .kind,
+              VerdictKind::kBad);
     EXPECT_EQ(endpoint_step(count, 4, 40).kind, Action::Kind::kMeasure) << count;
   }
   EXPECT_EQ(endpoint_step(16, 4, 40).kind, Action::Kind::kEndpointsOk);
@@ -61,14 +62,18 @@ TEST(EndpointPhase, PastMaxSamplesTheMixtureShiftTestJoinsTheCheck) {
   BisectSpec spec;
   MetricSpec metric;
   auto good = two_modes(1000, 6, 2), bad = two_modes(950, 6, 2);
-  ASSERT_EQ(check_endpoints(good, bad, metric, spec, false, ShiftTest::kMixture).kind,
-            VerdictKind::kBad);
+  ASSERT_EQ(
+      check_endpoints(good, bad, metric, spec, EndpointAsk::kWhetherSettled, ShiftTest::kMixture)
+          .kind,
+      VerdictKind::kBad);
   EXPECT_EQ(endpoint_step(good, bad).kind, Action::Kind::kMeasure);
 
   good = two_modes(1000, 10, 3);  // 13 a side: a late ask
   bad = two_modes(950, 10, 3);
-  ASSERT_EQ(check_endpoints(good, bad, metric, spec, false, ShiftTest::kKernel).kind,
-            VerdictKind::kUndecided);
+  ASSERT_EQ(
+      check_endpoints(good, bad, metric, spec, EndpointAsk::kWhetherSettled, ShiftTest::kKernel)
+          .kind,
+      VerdictKind::kUndecided);
   EXPECT_EQ(endpoint_step(good, bad).kind, Action::Kind::kEndpointsOk);
 }
 

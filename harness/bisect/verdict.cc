@@ -153,11 +153,24 @@ CommitVerdict classify(std::span<const double> samples, std::span<const double> 
 }
 
 EndpointCheck check_endpoints(std::span<const double> good, std::span<const double> bad,
-                              const MetricSpec& metric, const BisectSpec& spec, bool final,
+                              const MetricSpec& metric, const BisectSpec& spec, EndpointAsk ask,
                               ShiftTest shift_test) {
   EndpointCheck check;
   auto worse = metric.better == Better::kHigher ? Alternative::kLess : Alternative::kGreater;
   auto g = badness_of(good, metric.better), b = badness_of(bad, metric.better);
+  double change = relative_change(good, bad);
+  check.effect = metric.better == Better::kHigher ? -change : change;
+  // The floor is applied to what the samples allow: a change counts unless it is confidently
+  // smaller than min_effect (the upper end of its 1 - alpha interval is below the floor).
+  Shift shift = hodges_lehmann(g, b, 1 - spec.alpha);
+  bool may_be_large = std::expm1(shift.high) >= spec.min_effect;
+  // "No regression" before the cap only when the change is confidently below the floor: an
+  // early stop on a few unlucky samples would end a session that more samples would start.
+  // Not before max_samples each: with fewer the interval is the range of the differences and
+  // covers less than it claims.
+  bool below_floor =
+      !may_be_large && std::min(good.size(), bad.size()) >= static_cast<size_t>(spec.max_samples);
+  const bool says_no_regression = ask == EndpointAsk::kFinal || below_floor;
   // A tip that did not regress is asked until its cap, many times: past max_samples a side
   // the strategies ask only every few pairs, and those asks need p <= alpha / 4.
   const bool late = std::min(good.size(), bad.size()) > static_cast<size_t>(spec.max_samples);
@@ -168,29 +181,17 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   const double level = needed / 2;
   const double p_rank = mann_whitney_u(bad, good, worse).p_value;
   const bool rank_settles = p_rank <= level && shift_test == ShiftTest::kMixture;
-  // Drawn out past the level needed (at most alpha / 2): at its cap the check goes on while
-  // bad leans worse, and "no regression" prints p.
-  const double drawn_to = kLeaningWorse * spec.alpha;
+  // Drawn out past the level needed where p is read: at its cap the check goes on while bad
+  // leans worse, and "no regression" prints p.
+  const bool p_read = ask != EndpointAsk::kWhetherSettled || below_floor;
+  const double drawn_to = p_read ? kLeaningWorse * spec.alpha : level;
   const double p_shift = rank_settles ? 1 : shift_test_p(g, b, shift_test, drawn_to);
   check.p_value = std::min(1.0, 2 * std::min(p_rank, p_shift));
-  double change = relative_change(good, bad);
-  check.effect = metric.better == Better::kHigher ? -change : change;
-  // The floor is applied to what the samples allow: a change counts unless it is confidently
-  // smaller than min_effect (the upper end of its 1 - alpha interval is below the floor).
-  Shift shift = hodges_lehmann(g, b, 1 - spec.alpha);
-  bool significant = check.p_value <= needed;
-  bool may_be_large = std::expm1(shift.high) >= spec.min_effect;
-  if (significant && may_be_large) {
+  if (check.p_value <= needed && may_be_large) {
     check.kind = VerdictKind::kBad;
     return check;
   }
-  // "No regression" before the cap only when the change is confidently below the floor: an
-  // early stop on a few unlucky samples would end a session that more samples would start.
-  // Not before max_samples each: with fewer the interval is the range of the differences and
-  // covers less than it claims.
-  bool below_floor = std::expm1(shift.high) < spec.min_effect &&
-                     std::min(good.size(), bad.size()) >= static_cast<size_t>(spec.max_samples);
-  if (!final && !below_floor) return check;
+  if (!says_no_regression) return check;
   check.kind = VerdictKind::kGood;
   check.message = fmt::format(
       "good and bad do not differ: {} median {:.6g} at good (IQR {:.3g}, {} samples), "

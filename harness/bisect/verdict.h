@@ -81,21 +81,30 @@ enum class ShiftTest { kKernel, kMixture };
 // go on measuring while it does (strategy.cc).
 constexpr double kLeaningWorse = 10;
 
+// What the caller of check_endpoints reads. kWhetherSettled: only the kind (an ask that
+// measures more unless the check settles), so the shift test draws relabellings only until its
+// p must exceed the level needed. That is most asks, and where the mixture shift test runs it
+// is most of a session's time: it refits its mixture for every relabelling, and drawn to
+// kLeaningWorse alphas a check past max_samples a side took about 5 s of CPU a session in the
+// benchmark's cells below 1x. kWithP: p as well. kFinal: p, and no more samples will come.
+enum class EndpointAsk { kWhetherSettled, kWithP, kFinal };
+
 // Good vs bad before the search (and the confirmations after it): bad must be worse by at
 // least min_effect with p <= alpha, p being the smaller of a one-sided Mann-Whitney test and
 // the shift test, doubled (Bonferroni). kGood ("no regression") once the change is confidently
-// below min_effect (with max_samples a side at least), or at the cap (`final`). kUndecided
+// below min_effect (with max_samples a side at least), or at the cap (kFinal). kUndecided
 // means more samples may still settle it.
 struct EndpointCheck {
   VerdictKind kind = VerdictKind::kUndecided;  // kBad: a regression to bisect; kGood: none
   // min(1, 2 min(p Mann-Whitney, p shift test)); the shift test draws relabellings until its
-  // p must exceed kLeaningWorse alphas, and above that p is a rough figure.
+  // p must exceed kLeaningWorse alphas (the level needed where the ask is kWhetherSettled and
+  // the check stays undecided), and above that p is a rough figure.
   double p_value = 1;
   double effect = 0;
   std::string message;  // for kGood: medians, spread and p, and what to do
 };
 EndpointCheck check_endpoints(std::span<const double> good, std::span<const double> bad,
-                              const MetricSpec& metric, const BisectSpec& spec, bool final,
+                              const MetricSpec& metric, const BisectSpec& spec, EndpointAsk ask,
                               ShiftTest shift_test = ShiftTest::kKernel);
 
 }  // namespace kbisect

@@ -105,10 +105,11 @@ TEST(Verdict, EndpointsMustDifferInTheConfiguredDirection) {
   MetricSpec metric;
   metric.name = "read.iops";
   BisectSpec spec;
-  EXPECT_EQ(check_endpoints(kGood, kBad, metric, spec, false).kind, VerdictKind::kBad);
+  EXPECT_EQ(check_endpoints(kGood, kBad, metric, spec, EndpointAsk::kWhetherSettled).kind,
+            VerdictKind::kBad);
 
   // An improvement is not a regression.
-  EndpointCheck reversed = check_endpoints(kBad, kGood, metric, spec, true);
+  EndpointCheck reversed = check_endpoints(kBad, kGood, metric, spec, EndpointAsk::kFinal);
   EXPECT_EQ(reversed.kind, VerdictKind::kGood);
   EXPECT_NE(reversed.message.find("median 90.2"), std::string::npos) << reversed.message;
   EXPECT_NE(reversed.message.find("median"), std::string::npos);
@@ -118,14 +119,16 @@ TEST(Verdict, EndpointsMustDifferInTheConfiguredDirection) {
   // Significant but tiny: below the effect floor with confidence.
   std::vector<double> slightly_worse;
   for (double v : kGood) slightly_worse.push_back(v * 0.99 - 0.2);
-  EndpointCheck tiny = check_endpoints(kGood, slightly_worse, metric, spec, true);
+  EndpointCheck tiny = check_endpoints(kGood, slightly_worse, metric, spec, EndpointAsk::kFinal);
   EXPECT_LT(tiny.p_value, 0.01);
   EXPECT_EQ(tiny.kind, VerdictKind::kGood) << tiny.p_value << " " << tiny.effect;
 
   // Not settled: undecided until the cap.
   std::vector<double> few_good{100, 104, 98}, few_bad{95, 99, 93};
-  EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, false).kind, VerdictKind::kUndecided);
-  EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, true).kind, VerdictKind::kGood);
+  EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, EndpointAsk::kWhetherSettled).kind,
+            VerdictKind::kUndecided);
+  EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, EndpointAsk::kFinal).kind,
+            VerdictKind::kGood);
 }
 
 TEST(Verdict, NoRegressionBeforeTheCapOnlyWhenConfidentlyBelowTheFloor) {
@@ -138,16 +141,17 @@ TEST(Verdict, NoRegressionBeforeTheCapOnlyWhenConfidentlyBelowTheFloor) {
     same.push_back(100 + 0.5 * ((i * 3) % 5 - 2));
   }
   // Twelve samples a side within +-1%: any change is well below 3%.
-  EndpointCheck flat = check_endpoints(good, same, metric, spec, false);
+  EndpointCheck flat = check_endpoints(good, same, metric, spec, EndpointAsk::kWithP);
   EXPECT_EQ(flat.kind, VerdictKind::kGood) << flat.p_value << " " << flat.effect;
   // The same spread with fewer samples than max_samples waits for more.
   std::vector<double> fewer_good(good.begin(), good.begin() + 6),
       fewer(same.begin(), same.begin() + 6);
-  EXPECT_EQ(check_endpoints(fewer_good, fewer, metric, spec, false).kind, VerdictKind::kUndecided);
+  EXPECT_EQ(check_endpoints(fewer_good, fewer, metric, spec, EndpointAsk::kWhetherSettled).kind,
+            VerdictKind::kUndecided);
   // A change that may still be as large as the floor is not given up on before the cap.
   std::vector<double> noisy_good{100, 108, 93, 104, 97, 110, 91, 102, 99, 106, 95, 101};
   std::vector<double> noisy_bad{99, 107, 92, 103, 96, 109, 90, 101, 98, 105, 94, 100};
-  EXPECT_EQ(check_endpoints(noisy_good, noisy_bad, metric, spec, false).kind,
+  EXPECT_EQ(check_endpoints(noisy_good, noisy_bad, metric, spec, EndpointAsk::kWhetherSettled).kind,
             VerdictKind::kUndecided);
 }
 
@@ -163,15 +167,16 @@ TEST(Verdict, EndpointChecksPastMaxSamplesNeedAQuarterOfAlpha) {
   }
   BisectSpec within;
   within.max_samples = 12;
-  EndpointCheck at_alpha = check_endpoints(good, bad, metric, within, false);
+  EndpointCheck at_alpha = check_endpoints(good, bad, metric, within, EndpointAsk::kWithP);
   ASSERT_GT(at_alpha.p_value, within.alpha / 4);
   ASSERT_LE(at_alpha.p_value, within.alpha);
   EXPECT_EQ(at_alpha.kind, VerdictKind::kBad);
 
   BisectSpec past;
   past.max_samples = 10;
-  EXPECT_EQ(check_endpoints(good, bad, metric, past, false).kind, VerdictKind::kUndecided);
-  EndpointCheck at_cap = check_endpoints(good, bad, metric, past, true);
+  EXPECT_EQ(check_endpoints(good, bad, metric, past, EndpointAsk::kWhetherSettled).kind,
+            VerdictKind::kUndecided);
+  EndpointCheck at_cap = check_endpoints(good, bad, metric, past, EndpointAsk::kFinal);
   EXPECT_EQ(at_cap.kind, VerdictKind::kGood);
   EXPECT_NE(at_cap.message.find("needs <= 0.0025, alpha / 4 past max_samples a side"),
             std::string::npos)
@@ -199,7 +204,8 @@ TEST(Verdict, EndpointsWithASecondModeInTheNoiseAreFound) {
       good.push_back(draw(10000));
       bad.push_back(draw(9500));
     }
-    found += check_endpoints(good, bad, metric, spec, true).kind == VerdictKind::kBad;
+    found +=
+        check_endpoints(good, bad, metric, spec, EndpointAsk::kFinal).kind == VerdictKind::kBad;
     rank_alone += mann_whitney_u(bad, good, Alternative::kLess).p_value <= spec.alpha;
   }
   EXPECT_GE(found, rank_alone + 3) << found << " vs " << rank_alone;
@@ -228,7 +234,7 @@ TEST(Verdict, AnUnsettledCheckDrawsItsPOutToTenAlpha) {
       good.push_back(draw(10000));
       bad.push_back(draw(9850));
     }
-    EndpointCheck check = check_endpoints(good, bad, metric, spec, false);
+    EndpointCheck check = check_endpoints(good, bad, metric, spec, EndpointAsk::kWithP);
     if (check.kind != VerdictKind::kUndecided) continue;
     ++unsettled;
     const double leaning_p = kLeaningWorse * spec.alpha;
@@ -238,6 +244,48 @@ TEST(Verdict, AnUnsettledCheckDrawsItsPOutToTenAlpha) {
   // 86 unsettled; 35 lean worse, 15 by Mann-Whitney alone (24 with the test stopped at its level).
   EXPECT_GE(unsettled, 50);
   EXPECT_GE(leaning, rank_leaning + 15) << leaning << " vs " << rank_leaning;
+}
+
+// Asked only whether it settled, the check draws the shift test no further than the level it
+// needs: it settles exactly where a check asked for p does, with the same p, and only an
+// unsettled check's p may be a rougher figure (always above the level).
+TEST(Verdict, AskedWhetherItSettledTheCheckSettlesAsOneAskedForP) {
+  MetricSpec metric;
+  metric.name = "read.iops";
+  BisectSpec spec;  // max_samples 10, alpha 0.01
+  std::mt19937 random(14);
+  std::normal_distribution<double> noise(0, 0.05);
+  std::bernoulli_distribution second_mode(0.2);
+  auto draw = [&](double level) {
+    return level * (second_mode(random) ? 0.8 : 1) * (1 + noise(random));
+  };
+  int settled = 0, rougher = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const size_t n = 8 + 2 * static_cast<size_t>(trial % 8);  // before and past max_samples
+    std::vector<double> good, bad;
+    for (size_t i = 0; i < n; ++i) {
+      good.push_back(draw(10000));
+      bad.push_back(draw(trial % 4 == 0 ? 10000 : 9500));
+    }
+    const double needed = n > 10 ? spec.alpha / 4 : spec.alpha;
+    for (ShiftTest test : {ShiftTest::kKernel, ShiftTest::kMixture}) {
+      EndpointCheck quick =
+          check_endpoints(good, bad, metric, spec, EndpointAsk::kWhetherSettled, test);
+      EndpointCheck full = check_endpoints(good, bad, metric, spec, EndpointAsk::kWithP, test);
+      ASSERT_EQ(quick.kind, full.kind) << trial;
+      if (quick.kind != VerdictKind::kUndecided) {
+        ++settled;
+        EXPECT_EQ(quick.p_value, full.p_value) << trial;
+        EXPECT_EQ(quick.message, full.message) << trial;
+      } else {
+        EXPECT_GT(quick.p_value, needed) << trial;
+        rougher += quick.p_value != full.p_value;
+      }
+    }
+  }
+  // Both kinds of check occur, and the quick one did stop early.
+  EXPECT_GE(settled, 10);
+  EXPECT_GE(rougher, 10);
 }
 
 // The confirmation's test (ShiftTest::kMixture): ten samples a side of the same kind of noise
@@ -260,14 +308,17 @@ TEST(Verdict, TheMixtureShiftTestSettlesASecondModeSooner) {
       good.push_back(draw(10000));
       bad.push_back(draw(9000));
     }
-    mixture += check_endpoints(good, bad, metric, spec, false, ShiftTest::kMixture).kind ==
-               VerdictKind::kBad;
-    kernel += check_endpoints(good, bad, metric, spec, false, ShiftTest::kKernel).kind ==
-              VerdictKind::kBad;
+    mixture +=
+        check_endpoints(good, bad, metric, spec, EndpointAsk::kWhetherSettled, ShiftTest::kMixture)
+            .kind == VerdictKind::kBad;
+    kernel +=
+        check_endpoints(good, bad, metric, spec, EndpointAsk::kWhetherSettled, ShiftTest::kKernel)
+            .kind == VerdictKind::kBad;
   }
   EXPECT_GE(mixture, kernel + 5) << mixture << " vs " << kernel;
 
-  EndpointCheck same = check_endpoints(kGood, kGood, metric, spec, true, ShiftTest::kMixture);
+  EndpointCheck same =
+      check_endpoints(kGood, kGood, metric, spec, EndpointAsk::kFinal, ShiftTest::kMixture);
   EXPECT_EQ(same.kind, VerdictKind::kGood);
   EXPECT_NE(same.message.find("the mixture shift test"), std::string::npos) << same.message;
 }
