@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 #include "bisect/statistics.h"
 #include "common/error.h"
@@ -24,24 +25,34 @@ struct Fit {
 };
 
 // One E step: each value's share in each component (responsibility[i * k + j]); returns the
-// log likelihood of the values under the mixture as it is.
+// log likelihood of the values under the mixture as it is. The normal densities' common factor
+// 1 / (sqrt(2 pi) sigma) cancels in the shares and is added to the log likelihood once, and the
+// likelihood is a product kept as a fraction and a power of two (it would underflow): one log
+// a step instead of one a value, which was a third of a bisection's time in the benchmark.
 double expectation(std::span<const double> values, const NormalMixture& mixture,
                    std::vector<double>& responsibility) {
   const size_t k = mixture.means.size();
-  double log_likelihood = 0;
+  const double per_sigma = 1 / mixture.sigma;
+  double fraction = 1;
+  int exponent = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     double total = 0;
     for (size_t j = 0; j < k; ++j) {
-      double share =
-          mixture.weights[j] * normal_density(values[i], mixture.means[j], mixture.sigma);
+      const double z = (values[i] - mixture.means[j]) * per_sigma;
+      const double share = mixture.weights[j] * std::exp(-0.5 * z * z);
       responsibility[i * k + j] = share;
       total += share;
     }
     total = std::max(total, std::numeric_limits<double>::min());
-    log_likelihood += std::log(total);
-    for (size_t j = 0; j < k; ++j) responsibility[i * k + j] /= total;
+    int power;
+    fraction = std::frexp(fraction * total, &power);
+    exponent += power;
+    const double per_total = 1 / total;
+    for (size_t j = 0; j < k; ++j) responsibility[i * k + j] *= per_total;
   }
-  return log_likelihood;
+  const double n = static_cast<double>(values.size());
+  return std::log(fraction) + exponent * std::numbers::ln2 -
+         n * std::log(std::sqrt(2 * std::numbers::pi) * mixture.sigma);
 }
 
 void maximisation(std::span<const double> values, const std::vector<double>& responsibility,
