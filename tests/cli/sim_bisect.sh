@@ -10,11 +10,14 @@ set -euo pipefail
 kbisect=$1 work=$2
 rm -rf "$work" && mkdir -p "$work/repo"
 git() { command git -C "$work/repo" -c user.name=t -c user.email=t@example.com "$@"; }
+# Fixed dates: the same commit ids on every run, so the simulated samples (drawn per commit id)
+# and with them every verdict are the same on every run.
 git init -q
 for i in $(seq 0 40); do
   echo "$i" >"$work/repo/file"
   git add file
-  GIT_COMMITTER_DATE="2020-01-01T00:00:$((i % 60))" git commit -qm "change $i"
+  when="2020-01-01T00:$((i / 60)):$((i % 60))"
+  GIT_AUTHOR_DATE=$when GIT_COMMITTER_DATE=$when git commit -qm "change $i"
 done
 good=$(git rev-parse HEAD~40) bad=$(git rev-parse HEAD) planted=$(git rev-parse HEAD~13)
 

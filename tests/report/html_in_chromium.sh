@@ -15,13 +15,16 @@ command -v chromium >/dev/null || fail "chromium is not installed; run scripts/d
 rm -rf "$work" && mkdir -p "$work/repo"
 
 git() { command git -C "$work/repo" -c user.name=t -c user.email=t@example.com "$@"; }
+# Fixed dates: the same commit ids on every run, so the simulated samples (drawn per commit id)
+# and with them every verdict are the same on every run.
 git init -q
 for i in $(seq 0 30); do
   echo "$i" >"$work/repo/file"
   git add file
   subject="change $i"
   [[ $i -eq 18 ]] && subject='change 18 <script>console.error("injected subject")</script> & co'
-  GIT_COMMITTER_DATE="2020-01-01T00:00:$((i % 60))" git commit -qm "$subject"
+  when="2020-01-01T00:$((i / 60)):$((i % 60))"
+  GIT_AUTHOR_DATE=$when GIT_COMMITTER_DATE=$when git commit -qm "$subject"
 done
 good=$(git rev-parse HEAD~30) bad=$(git rev-parse HEAD) planted=$(git rev-parse HEAD~12)
 broken=$(git rev-parse HEAD~15)  # the first midpoint
