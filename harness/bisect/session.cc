@@ -16,6 +16,10 @@ namespace {
 // The confirmation's cap, in confirm_count() samples a commit: the endpoint check's.
 constexpr size_t kConfirmCapFactor = 5;
 
+// How many refuted culprits a session hands back to the search. Each costs another search and
+// confirmation; a culprit refuted after that is reported as it stands, unconfirmed.
+constexpr size_t kReopenLimit = 1;
+
 // Whether check `a` is further from "worse" than `b`: a confident "not worse" first, then an
 // undecided check, then a significant one; within one kind, the larger p.
 bool less_clear(const EndpointCheck& a, const EndpointCheck& b) {
@@ -77,7 +81,8 @@ class Session {
           return result;
         }
         case Action::Kind::kDone:
-          return finish(action);
+          if (std::optional<SessionResult> result = finish(action)) return *result;
+          break;
       }
     }
   }
@@ -103,18 +108,18 @@ class Session {
   }
 
   void apply(const JournalEntry& entry) {
-    auto& samples = entry.phase == Phase::kSearch ? search_samples_ : confirm_samples_;
+    const bool search = entry.phase == Phase::kSearch;
     switch (entry.kind) {
       case JournalEntry::Kind::kSample:
-        samples[entry.commit].push_back(entry.value);
-        if (entry.phase == Phase::kSearch) search_sequences_[entry.commit].push_back(sequence_);
+        (search ? search_samples_ : confirm_samples_)[entry.commit].push_back(entry.value);
+        (search ? search_sequences_ : confirm_sequences_)[entry.commit].push_back(sequence_);
         ++attempts_[entry.commit];
         ++sequence_;
         break;
       case JournalEntry::Kind::kFailure:
         ++attempts_[entry.commit];
         ++sequence_;
-        (entry.phase == Phase::kSearch ? failures_ : confirm_failures_)[entry.commit] = entry;
+        (search ? failures_ : confirm_failures_)[entry.commit] = entry;
         break;
       case JournalEntry::Kind::kAlias:
         if (resolve(entry.detail) != entry.commit) aliases_[entry.commit] = entry.detail;
@@ -130,7 +135,21 @@ class Session {
             std::min(search_samples_of(input_.good).size(),
                      search_samples_of(input_.graph->nodes[0].id).size());
         break;
+      case JournalEntry::Kind::kReopen:
+        for (const auto& [commit, samples] : confirm_samples_) {
+          append(search_samples_[commit], samples);
+          append(search_sequences_[commit], confirm_sequences_[commit]);
+        }
+        confirm_samples_.clear();
+        confirm_sequences_.clear();
+        refuted_.emplace_back(entry.commit, entry.detail);
+        break;
     }
+  }
+
+  template <typename T>
+  static void append(std::vector<T>& to, const std::vector<T>& more) {
+    to.insert(to.end(), more.begin(), more.end());
   }
 
   template <typename T>
@@ -213,10 +232,12 @@ class Session {
     }
     for (const auto& [commit, samples] : search_samples_) result.samples += samples.size();
     for (const auto& [commit, samples] : confirm_samples_) result.samples += samples.size();
+    std::set<int> decided;
     for (const auto& [commit, verdict_] : state_.verdicts) {
-      (void)verdict_;
-      result.steps += commit != 0;
+      if (commit != 0) decided.insert(commit);
     }
+    result.steps = static_cast<int>(decided.size());
+    result.refuted = refuted_;
     for (const auto& [commit, failure] : failures_) {
       if (!counts_as_bad(failure)) result.skipped.push_back(commit);
     }
@@ -229,7 +250,8 @@ class Session {
     return result;
   }
 
-  SessionResult finish(const Action& action) {
+  // The session's result, or none when the confirmation handed the search back.
+  std::optional<SessionResult> finish(const Action& action) {
     if (action.outcome == SearchOutcome::kNoTestable) {
       return abort("no candidate commit touches the given paths; check --paths");
     }
@@ -286,7 +308,7 @@ class Session {
                            final ? EndpointAsk::kFinal : EndpointAsk::kWithP, ShiftTest::kMixture);
   }
 
-  SessionResult confirm(const std::string& culprit, int node) {
+  std::optional<SessionResult> confirm(const std::string& culprit, int node) {
     const CommitNode& culprit_node = input_.graph->nodes.at(node);
     std::vector<std::string> parents;
     if (input_.parents_of) {
@@ -309,7 +331,8 @@ class Session {
       }
       return *least;
     };
-    if (!confirm_samples(commits, least_clear_parent_check)) {
+    const bool measured = confirm_samples(commits, least_clear_parent_check);
+    if (!measured) {
       parent_check = "skipped: the culprit or a parent could not be measured";
     } else {
       parents_worse = true;
@@ -321,6 +344,13 @@ class Session {
             check.kind == VerdictKind::kBad ? "worse than" : "not worse than", parent.substr(0, 12),
             100 * check.effect, check.p_value);
       }
+    }
+    if (measured && !parents_worse && may_reopen()) {
+      // Journaled as the search's: what follows it is the search again.
+      JournalEntry reopen = make_entry(JournalEntry::Kind::kReopen, Phase::kSearch, culprit);
+      reopen.detail = parent_check;
+      record(reopen);
+      return std::nullopt;
     }
 
     std::string revert_check;
@@ -352,6 +382,13 @@ class Session {
     return result;
   }
 
+  // A culprit no worse than its parent means a commit was put on the wrong side: most often
+  // the parent, judged good on a few samples that drew high. The confirmation has just
+  // measured both; a strategy that weighs every sample can take it from there.
+  bool may_reopen() const {
+    return strategy_.weighs_every_sample() && refuted_.size() < kReopenLimit;
+  }
+
   const SessionInput& input_;
   const Strategy& strategy_;
   Measurer& measurer_;
@@ -361,10 +398,12 @@ class Session {
   std::map<std::string, std::vector<double>> search_samples_;
   std::map<std::string, std::vector<int>> search_sequences_;  // when each was taken
   std::map<std::string, std::vector<double>> confirm_samples_;
+  std::map<std::string, std::vector<int>> confirm_sequences_;
   std::map<std::string, int> attempts_;
   std::map<std::string, std::string> aliases_;
   std::map<std::string, JournalEntry> failures_;  // search phase: these are skipped
   std::map<std::string, JournalEntry> confirm_failures_;
+  std::vector<std::pair<std::string, std::string>> refuted_;  // SessionResult::refuted
   std::string aborted_;
   int sequence_ = 0;
 };

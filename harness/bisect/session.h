@@ -1,13 +1,14 @@
-// The bisection state machine: verify the endpoints, search, name the culprit, confirm it.
-// It talks to the world only through a Measurer (commit -> one sample or a classified
-// failure) and a SessionJournal (every sample and verdict, appended as it happens and replayed
-// at start), so a session killed at any moment resumes exactly where it was: no sample lost,
-// none duplicated, same answer.
+// The bisection state machine: verify the endpoints, search, name the culprit, confirm it
+// (and, once, search on when the confirmation refutes the culprit). It talks to the world only
+// through a Measurer (commit -> one sample or a classified failure) and a SessionJournal (every
+// sample and verdict, appended as it happens and replayed at start), so a session killed at any
+// moment resumes exactly where it was: no sample lost, none duplicated, same answer.
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bisect/commit_graph.h"
@@ -50,14 +51,16 @@ using RevertFn = std::function<RevertPlan(const std::string& base, const std::st
 enum class Phase { kSearch, kConfirm };
 
 struct JournalEntry {
-  enum class Kind { kSample, kFailure, kAlias, kVerdict, kEndpointsOk };
+  // kReopen: the confirmation found the culprit `commit` no worse than a parent (`detail`
+  // says how); the confirmation's samples so far join the search's and the search goes on.
+  enum class Kind { kSample, kFailure, kAlias, kVerdict, kEndpointsOk, kReopen };
   Kind kind = Kind::kSample;
   Phase phase = Phase::kSearch;
   std::string commit;
   double value = 0;                           // kSample
   MeasureStatus status = MeasureStatus::kOk;  // kFailure
-  std::string detail;                         // kFailure: why; kAlias: the commit it equals
-  CommitVerdict verdict;                      // kVerdict
+  std::string detail;     // kFailure: why; kAlias: the commit it equals; kReopen: the parent check
+  CommitVerdict verdict;  // kVerdict
   int candidates_left = 0;  // kSample, kFailure: Action::candidates_left of its measurement
 };
 
@@ -104,6 +107,9 @@ struct SessionResult {
   std::string message;                  // why, for no-regression and aborted
   std::string parent_check;             // e.g. "worse than parent abc123: -9.8%, p = 0.0001"
   std::string revert_check;             // "fixes the regression", "does not fix", "skipped: ..."
+  // Culprits the search named first and its confirmation refuted (no worse than a parent),
+  // each with its parent check; the search went on past them.
+  std::vector<std::pair<std::string, std::string>> refuted;
   // Clear host drift in the endpoints' samples (drift.h), e.g. "-3.5% of good at the start per
   // 100 samples (p = 2.1e-09)"; empty when there is none.
   std::string drift;

@@ -205,6 +205,99 @@ TEST(Session, EveryMeasuredCommitGetsAVerdictTheCulpritLast) {
   }
 }
 
+// The sim runner, except that the attempts [from, to) at `commit` are drawn as commit `as`
+// would be: the unlucky draws that put a commit on the wrong side.
+class DrawnAs : public Measurer {
+ public:
+  struct Rule {
+    std::string commit;
+    int from = 0, to = 0;
+    std::string as;
+  };
+  DrawnAs(Measurer& sim, std::vector<Rule> rules) : sim_(sim), rules_(std::move(rules)) {}
+  Measurement measure(const MeasureRequest& request) override {
+    MeasureRequest drawn = request;
+    for (const auto& rule : rules_) {
+      if (request.commit == rule.commit && request.attempt >= rule.from &&
+          request.attempt < rule.to) {
+        drawn.commit = rule.as;
+      }
+    }
+    return sim_.measure(drawn);
+  }
+
+ private:
+  Measurer& sim_;
+  std::vector<Rule> rules_;
+};
+
+// The planted commit's samples in the search draw like good (as sim_bisect.sh's history did at
+// one author date): the search names its child, the confirmation finds that no worse than its
+// parent, and a strategy that weighs every sample goes on with the confirmation's samples to
+// the planted commit. The git-like ones report the refuted culprit, unconfirmed.
+TEST(Session, ARefutedCulpritHandsTheSearchBack) {
+  CommitGraph graph = linear_graph(32);  // node 12 is 13's child, 14 its parent
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.85, 0.05));
+  SessionInput input = input_for(graph);
+  for (auto [strategy, search_samples] : {std::pair{"adaptive", 6}, {"bayes", 6}, {"classic", 1}}) {
+    SCOPED_TRACE(strategy);
+    DrawnAs measurer(sim, {{fake_id(13), 0, search_samples, good_id()}});
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy(strategy, input.spec, input.metric), measurer, journal);
+    if (std::string(strategy) == "classic") {
+      EXPECT_EQ(result.culprit, fake_id(12));
+      EXPECT_FALSE(result.confirmed);
+      EXPECT_TRUE(result.refuted.empty());
+      continue;
+    }
+    EXPECT_EQ(result.culprit, fake_id(13));
+    EXPECT_TRUE(result.confirmed) << result.parent_check;
+    ASSERT_EQ(result.refuted.size(), 1u);
+    EXPECT_EQ(result.refuted[0].first, fake_id(12));
+    EXPECT_NE(result.refuted[0].second.find("not worse than parent " + fake_id(13).substr(0, 12)),
+              std::string::npos)
+        << result.refuted[0].second;
+    int samples = 0;
+    for (const auto& entry : journal.replay()) samples += entry.kind == JournalEntry::Kind::kSample;
+    EXPECT_EQ(result.samples, samples);
+  }
+}
+
+// Names `culprit` whatever the samples say, as a strategy that weighs every sample.
+class AlwaysNames : public Strategy {
+ public:
+  explicit AlwaysNames(int culprit) : culprit_(culprit) {}
+  Action next(const SearchState& state) const override {
+    Action action;
+    action.kind = state.endpoints_verified ? Action::Kind::kDone : Action::Kind::kEndpointsOk;
+    action.commit = culprit_;
+    return action;
+  }
+  bool weighs_every_sample() const override { return true; }
+
+ private:
+  int culprit_;
+};
+
+// A culprit refuted a second time is reported as it stands, unconfirmed: the search gets the
+// samples of one refuted culprit, not more.
+TEST(Session, OnlyOneRefutedCulpritHandsTheSearchBack) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.85, 0.05));
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result = run_session(input, AlwaysNames(5), sim, journal);
+  EXPECT_EQ(result.culprit, fake_id(5));
+  EXPECT_FALSE(result.confirmed);
+  EXPECT_NE(result.parent_check.find("not worse than parent"), std::string::npos);
+  ASSERT_EQ(result.refuted.size(), 1u);
+  EXPECT_EQ(result.refuted[0].first, fake_id(5));
+  int reopens = 0;
+  for (const auto& entry : journal.replay()) reopens += entry.kind == JournalEntry::Kind::kReopen;
+  EXPECT_EQ(reopens, 1);
+}
+
 TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
   CommitGraph graph = linear_graph(8);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 3, 0.8, 0.01));
@@ -409,17 +502,21 @@ void expect_same(const SessionResult& a, const SessionResult& b) {
   EXPECT_EQ(a.candidates, b.candidates);
   EXPECT_EQ(a.parent_check, b.parent_check);
   EXPECT_EQ(a.revert_check, b.revert_check);
+  EXPECT_EQ(a.refuted, b.refuted);
 }
 
-void resume_after_every_kill(const std::string& strategy_name) {
+// culprit_drawn_as_good: the culprit's first visit draws like good
+// (ARefutedCulpritHandsTheSearchBack).
+void resume_after_every_kill(const std::string& strategy_name, bool culprit_drawn_as_good = false) {
   CommitGraph graph = linear_graph(12);
   SimSpec sim_spec = regression_at(graph, 4, 0.9, 0.03);
   sim_spec.outcomes = {{fake_id(7), "build-failed"}};
   sim_spec.drift_per_sample = 0.0005;
-  SimMeasurer sim(graph, good_id(), sim_spec);
+  SimMeasurer plain_sim(graph, good_id(), sim_spec);
+  DrawnAs sim(plain_sim, {{fake_id(4), 0, culprit_drawn_as_good ? 3 : 0, good_id()}});
   SessionInput input = input_for(graph);
   input.revert = [&](const std::string& base, const std::string& commit) {
-    return sim.revert(base, commit);
+    return plain_sim.revert(base, commit);
   };
   auto strategy = make_strategy(strategy_name, input.spec, input.metric);
 
@@ -427,6 +524,7 @@ void resume_after_every_kill(const std::string& strategy_name) {
   KillingMeasurer counting(sim, -1);
   SessionResult reference = run_session(input, *strategy, counting, reference_journal);
   ASSERT_EQ(reference.verdict, SessionVerdict::kFound);
+  ASSERT_EQ(reference.refuted.size(), culprit_drawn_as_good ? 1u : 0u);
   ASSERT_GT(counting.calls(), 20);
 
   for (int kill_at = 1; kill_at <= counting.calls(); ++kill_at) {
@@ -445,6 +543,9 @@ TEST(Session, ResumeAfterKillAtEveryMeasurementAdaptive) {
 }
 TEST(Session, ResumeAfterKillAtEveryMeasurementBayes) {
   resume_after_every_kill("bayes");
+}
+TEST(Session, ResumeAfterKillAtEveryMeasurementThroughARefutedCulprit) {
+  resume_after_every_kill("adaptive", true);
 }
 
 TEST(Session, EveryStrategyFindsAClearRegression) {

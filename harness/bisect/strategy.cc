@@ -327,6 +327,8 @@ class PosteriorStrategy : public Strategy {
     }
   }
 
+  bool weighs_every_sample() const override { return true; }
+
  protected:
   struct View {
     std::vector<std::vector<bool>> reach;
@@ -455,9 +457,13 @@ class PosteriorStrategy : public Strategy {
   // A commit is settled enough to refit the model from once P(its side) is this close to 1.
   static constexpr double kSettled = 0.01;
 
+  // A verdict made on the samples the commit has now: one made before the session handed
+  // the search more of them (a refuted culprit's confirmation) is out of date.
   static bool has_verdict(const SearchState& state, int commit) {
-    return std::any_of(state.verdicts.begin(), state.verdicts.end(),
-                       [&](const auto& verdict) { return verdict.first == commit; });
+    return std::any_of(state.verdicts.begin(), state.verdicts.end(), [&](const auto& verdict) {
+      return verdict.first == commit &&
+             static_cast<size_t>(verdict.second.samples) == state.of(commit).size();
+    });
   }
 
   // The side the answer puts the commit on, decided once the posterior holds it with the

@@ -86,6 +86,10 @@ class Strategy {
  public:
   virtual ~Strategy() = default;
   virtual Action next(const SearchState& state) const = 0;
+  // Whether next() weighs every sample of every commit, so that samples added after the
+  // search can move its answer: the session then hands it the samples of a culprit its
+  // confirmation refuted (session.h). The git-like strategies judge each commit once.
+  virtual bool weighs_every_sample() const { return false; }
 };
 
 // Where adaptive and bayes stop unless told otherwise: the probability of the named culprit.

@@ -61,7 +61,11 @@ nlohmann::json result_json(int64_t session_id, const SessionResult& result,
       {"message", result.message},
       {"parent_check", result.parent_check},
       {"revert_check", result.revert_check},
-      {"drift", result.drift}};
+      {"drift", result.drift},
+      {"refuted", nlohmann::json::array()}};
+  for (const auto& [commit, parent_check] : result.refuted) {
+    json["refuted"].push_back({{"commit", commit}, {"parent_check", parent_check}});
+  }
   if (result.culprit) json["subject"] = repo.commit_info(*result.culprit).subject;
   return json;
 }
@@ -236,6 +240,10 @@ void print_bisect_summary(const BisectRun& run, CommandContext& context, const R
     fmt::print("{} at culprit: {}\n", metric, median_text(store, scenario, session, culprit));
     fmt::print("confirmation: culprit {}; revert {}\n", result.value("parent_check", ""),
                result.value("revert_check", ""));
+    for (const auto& refuted : result.value("refuted", nlohmann::json::array())) {
+      fmt::print("refuted before: {}: {}; the search went on\n",
+                 refuted.value("commit", "").substr(0, 12), refuted.value("parent_check", ""));
+    }
   } else if (!result.value("message", "").empty()) {
     fmt::print("{}\n", result.value("message", ""));
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "cli/commands.h"
 #include "common/error.h"
@@ -32,8 +33,15 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   fmt::print("# status: waiting for both good and bad commits\n");
   print_mark(repo, "bad", session->bad_commit);
   for (const auto& good : session->good_commits) print_mark(repo, "good", good);
+  // A commit's last verdict stands: the search judges a commit again when a refuted culprit's
+  // confirmation gave it more samples.
+  std::vector<VerdictRecord> decisions;
   for (const auto& verdict : store.verdicts_of(session_id)) {
     if (verdict.reason == "confirm") continue;  // checks after the search, not decisions
+    std::erase_if(decisions, [&](const VerdictRecord& d) { return d.commit == verdict.commit; });
+    decisions.push_back(verdict);
+  }
+  for (const auto& verdict : decisions) {
     switch (verdict.verdict) {
       case Verdict::kGood:
         print_mark(repo, "good", verdict.commit);

@@ -23,14 +23,16 @@ const char* kind_text(JournalEntry::Kind kind) {
       return "verdict";
     case JournalEntry::Kind::kEndpointsOk:
       return "endpoints-ok";
+    case JournalEntry::Kind::kReopen:
+      return "reopen";
   }
   return "?";
 }
 
 JournalEntry::Kind parse_kind(const std::string& text) {
-  for (auto kind :
-       {JournalEntry::Kind::kSample, JournalEntry::Kind::kFailure, JournalEntry::Kind::kAlias,
-        JournalEntry::Kind::kVerdict, JournalEntry::Kind::kEndpointsOk}) {
+  for (auto kind : {JournalEntry::Kind::kSample, JournalEntry::Kind::kFailure,
+                    JournalEntry::Kind::kAlias, JournalEntry::Kind::kVerdict,
+                    JournalEntry::Kind::kEndpointsOk, JournalEntry::Kind::kReopen}) {
     if (text == kind_text(kind)) return kind;
   }
   fail("the database holds an unknown journal entry kind '{}'; was it written by a newer kbisect?",
@@ -222,6 +224,13 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
     }
     case JournalEntry::Kind::kEndpointsOk:
       events_.note("endpoints", "good and bad differ as configured: searching");
+      break;
+    case JournalEntry::Kind::kReopen:
+      events_.note(
+          "reopen",
+          fmt::format("the confirmation refutes {}: {}; the search goes on with its samples",
+                      short_id, entry.detail),
+          {{"commit", entry.commit}, {"parent_check", entry.detail}});
       break;
   }
   store_.append_journal(record);

@@ -151,5 +151,31 @@ TEST_F(StoreJournalTest, AdoptsARunStoredByAKilledProcessExactlyOnce) {
   EXPECT_EQ(StoreJournal(*store_, events_, writer, session_, "read.iops").replay().size(), 2u);
 }
 
+// A refuted culprit hands the session back to the search: the reopen entry replays with the
+// parent check, and a run stored after it by a killed process is the search's.
+TEST_F(StoreJournalTest, AfterAReopenAnAdoptedRunIsTheSearchs) {
+  RunWriter writer(*store_, session_);
+  {
+    StoreJournal journal(*store_, events_, writer, session_, "read.iops");
+    writer.store_run("c1", 10);
+    JournalEntry confirming = sample("c1", 10);
+    confirming.phase = Phase::kConfirm;
+    journal.append(confirming);
+    JournalEntry reopen;
+    reopen.kind = JournalEntry::Kind::kReopen;
+    reopen.commit = "c1";
+    reopen.detail = "not worse than parent c0: -0.59% worse, p = 1";
+    journal.append(reopen);
+    writer.store_run("c2", 7);  // killed before its journal entry
+  }
+  auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[1].kind, JournalEntry::Kind::kReopen);
+  EXPECT_EQ(entries[1].commit, "c1");
+  EXPECT_EQ(entries[1].detail, "not worse than parent c0: -0.59% worse, p = 1");
+  EXPECT_EQ(entries[2].commit, "c2");
+  EXPECT_EQ(entries[2].phase, Phase::kSearch);
+}
+
 }  // namespace
 }  // namespace kbisect

@@ -106,6 +106,11 @@ std::vector<Fact> confirmation_of(const ReportData& data) {
   if (auto revert = result_text(data, "revert_check"); !revert.empty()) {
     facts.push_back({"revert on bad", revert});
   }
+  for (const auto& refuted : data.result.value("refuted", nlohmann::json::array())) {
+    facts.push_back({"refuted before", fmt::format("{}: {}; the search went on",
+                                                   refuted.value("commit", "").substr(0, 12),
+                                                   refuted.value("parent_check", ""))});
+  }
   return facts;
 }
 

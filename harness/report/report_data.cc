@@ -60,6 +60,8 @@ ReportData load_report_data(Store& store, int64_t session_id) {
 
   for (const auto& record : store.journal_of(session_id)) {
     if (record.kind == "alias") data.same_image_as[record.commit] = record.detail;
+    // A refuted culprit's confirmation went to the search; the next one confirms another.
+    if (record.kind == "reopen") data.confirm_commits.clear();
     const bool measured = record.kind == "sample" || record.kind == "failure";
     if (measured && record.phase == "confirm" &&
         std::find(data.confirm_commits.begin(), data.confirm_commits.end(), record.commit) ==

@@ -129,7 +129,7 @@ struct VerdictRecord {
 struct JournalRecord {
   int64_t id = 0;
   int64_t session_id = 0;
-  std::string kind;   // sample | failure | alias | verdict | endpoints-ok
+  std::string kind;   // sample | failure | alias | verdict | endpoints-ok | reopen
   std::string phase;  // search | confirm
   std::string commit;
   std::optional<double> value;  // sample: the metric

@@ -3,22 +3,27 @@
 # measures nothing; it exists for tests like this one): bisect names the changed commit,
 # a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
 # and leads git to the same first bad commit, `kbisect query` reads the session and refuses
-# writes, host drift is reported and not taken for a regression, and --git-bisect-run's error
-# path aborts with 128.
+# writes, a culprit the confirmation refutes hands the search back, host drift is reported and
+# not taken for a regression, and --git-bisect-run's error path aborts with 128.
 #   sim_bisect.sh KBISECT WORK_DIR
 set -euo pipefail
 kbisect=$1 work=$2
-rm -rf "$work" && mkdir -p "$work/repo"
+rm -rf "$work" && mkdir -p "$work"
 git() { command git -C "$work/repo" -c user.name=t -c user.email=t@example.com "$@"; }
-# Fixed dates: the same commit ids on every run, so the simulated samples (drawn per commit id)
-# and with them every verdict are the same on every run.
-git init -q
-for i in $(seq 0 40); do
-  echo "$i" >"$work/repo/file"
-  git add file
-  when="2020-01-01T00:$((i / 60)):$((i % 60))"
-  GIT_AUTHOR_DATE=$when GIT_COMMITTER_DATE=$when git commit -qm "change $i"
-done
+# history DIR [AUTHOR_DATE]: commits "change 0" to "change 40" of one file. Fixed dates: the
+# same commit ids on every run, so the simulated samples (drawn per commit id) and with them
+# every verdict are the same on every run.
+history() {
+  command git init -q "$1"
+  for i in $(seq 0 40); do
+    echo "$i" >"$1/file"
+    command git -C "$1" add file
+    local when="2020-01-01T00:00:$((i % 60))"
+    GIT_AUTHOR_DATE=${2:-$when} GIT_COMMITTER_DATE=$when \
+      command git -C "$1" -c user.name=t -c user.email=t@example.com commit -qm "change $i"
+  done
+}
+history "$work/repo"
 good=$(git rev-parse HEAD~40) bad=$(git rev-parse HEAD) planted=$(git rev-parse HEAD~13)
 
 cat >"$work/sim.yaml" <<YAML
@@ -54,6 +59,32 @@ git bisect reset >/dev/null 2>&1
   fail "query found no samples"
 if "$kbisect" --db "$db" query "delete from samples" 2>"$work/query.err"; then fail "query wrote"; fi
 grep -q "read-only" "$work/query.err" || fail "no read-only message: $(cat "$work/query.err")"
+
+# At this author date the planted commit's first three samples draw high and the search
+# judges it good; the confirmation finds the commit named first no worse than it, and the
+# search goes on with the confirmation's samples to the planted commit.
+history "$work/repo-refuted" "@1796328775 +0000"
+refuted_repo() { command git -C "$work/repo-refuted" "$@"; }
+sed -e "s|^name: sim-cli|name: sim-refuted|" -e "s|repo: $work/repo}|repo: $work/repo-refuted}|" \
+  "$work/sim.yaml" >"$work/refuted.yaml"
+"$kbisect" --db "$db" --json bisect -c "$work/refuted.yaml" \
+  --good "$(refuted_repo rev-parse HEAD~40)" --bad "$(refuted_repo rev-parse HEAD)" >"$work/refuted.jsonl"
+result=$(tail -n 1 "$work/refuted.jsonl")
+planted=$(refuted_repo rev-parse HEAD~13) child=$(refuted_repo rev-parse HEAD~12)
+grep -q "\"culprit\":\"$planted\"" <<<"$result" || fail "refuted: culprit is not $planted: $result"
+grep -q '"confirmed":true' <<<"$result" || fail "refuted: not confirmed: $result"
+grep -q "\"refuted\":\[{\"commit\":\"$child\",\"parent_check\":\"not worse than parent ${planted:0:12}" \
+  <<<"$result" || fail "refuted: $child is not the refuted culprit: $result"
+session=$(grep -o '"session":[0-9]*' <<<"$result" | cut -d: -f2)
+"$kbisect" --db "$db" log "$session" >"$work/refuted.log"
+refuted_repo bisect replay "$work/refuted.log" >"$work/refuted-replay.out" 2>&1 ||
+  { cat "$work/refuted-replay.out"; fail "refuted: git bisect replay"; }
+grep -q "^$planted is the first bad commit" "$work/refuted-replay.out" ||
+  { cat "$work/refuted-replay.out"; fail "refuted: replay did not end at $planted"; }
+refuted_repo bisect reset >/dev/null 2>&1
+"$kbisect" --db "$db" report "$session" >"$work/refuted-report.txt"
+grep -q "^  refuted before: *${child:0:12}: not worse than parent" "$work/refuted-report.txt" ||
+  fail "refuted: the report does not say: $(cat "$work/refuted-report.txt")"
 
 # A host that slows down by 0.8% per sample and no change: no regression, and the summary
 # says how the host drifted.
