@@ -142,7 +142,7 @@ class Session {
         }
         confirm_samples_.clear();
         confirm_sequences_.clear();
-        refuted_.emplace_back(entry.commit, entry.detail);
+        refuted_.push_back({entry.commit, entry.detail});
         break;
     }
   }
@@ -403,7 +403,7 @@ class Session {
   std::map<std::string, std::string> aliases_;
   std::map<std::string, JournalEntry> failures_;  // search phase: these are skipped
   std::map<std::string, JournalEntry> confirm_failures_;
-  std::vector<std::pair<std::string, std::string>> refuted_;  // SessionResult::refuted
+  std::vector<RefutedCulprit> refuted_;
   std::string aborted_;
   int sequence_ = 0;
 };

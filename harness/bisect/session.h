@@ -8,7 +8,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "bisect/commit_graph.h"
@@ -93,6 +92,13 @@ struct SessionInput {
   std::function<std::vector<std::string>(const std::string& commit)> parents_of;
 };
 
+// A culprit the search named and its confirmation refuted: no worse than a parent.
+struct RefutedCulprit {
+  std::string commit;
+  std::string parent_check;  // as SessionResult::parent_check
+  bool operator==(const RefutedCulprit&) const = default;
+};
+
 enum class SessionVerdict { kFound, kNoRegression, kOnlySkipped, kAborted };
 const char* session_verdict_name(SessionVerdict verdict);  // "found", "no-regression", ...
 
@@ -107,9 +113,7 @@ struct SessionResult {
   std::string message;                  // why, for no-regression and aborted
   std::string parent_check;             // e.g. "worse than parent abc123: -9.8%, p = 0.0001"
   std::string revert_check;             // "fixes the regression", "does not fix", "skipped: ..."
-  // Culprits the search named first and its confirmation refuted (no worse than a parent),
-  // each with its parent check; the search went on past them.
-  std::vector<std::pair<std::string, std::string>> refuted;
+  std::vector<RefutedCulprit> refuted;  // named before the culprit; the search went on
   // Clear host drift in the endpoints' samples (drift.h), e.g. "-3.5% of good at the start per
   // 100 samples (p = 2.1e-09)"; empty when there is none.
   std::string drift;

@@ -254,10 +254,11 @@ TEST(Session, ARefutedCulpritHandsTheSearchBack) {
     EXPECT_EQ(result.culprit, fake_id(13));
     EXPECT_TRUE(result.confirmed) << result.parent_check;
     ASSERT_EQ(result.refuted.size(), 1u);
-    EXPECT_EQ(result.refuted[0].first, fake_id(12));
-    EXPECT_NE(result.refuted[0].second.find("not worse than parent " + fake_id(13).substr(0, 12)),
-              std::string::npos)
-        << result.refuted[0].second;
+    EXPECT_EQ(result.refuted[0].commit, fake_id(12));
+    EXPECT_NE(
+        result.refuted[0].parent_check.find("not worse than parent " + fake_id(13).substr(0, 12)),
+        std::string::npos)
+        << result.refuted[0].parent_check;
     int samples = 0;
     for (const auto& entry : journal.replay()) samples += entry.kind == JournalEntry::Kind::kSample;
     EXPECT_EQ(result.samples, samples);
@@ -292,7 +293,7 @@ TEST(Session, OnlyOneRefutedCulpritHandsTheSearchBack) {
   EXPECT_FALSE(result.confirmed);
   EXPECT_NE(result.parent_check.find("not worse than parent"), std::string::npos);
   ASSERT_EQ(result.refuted.size(), 1u);
-  EXPECT_EQ(result.refuted[0].first, fake_id(5));
+  EXPECT_EQ(result.refuted[0].commit, fake_id(5));
   int reopens = 0;
   for (const auto& entry : journal.replay()) reopens += entry.kind == JournalEntry::Kind::kReopen;
   EXPECT_EQ(reopens, 1);

@@ -63,8 +63,8 @@ nlohmann::json result_json(int64_t session_id, const SessionResult& result,
       {"revert_check", result.revert_check},
       {"drift", result.drift},
       {"refuted", nlohmann::json::array()}};
-  for (const auto& [commit, parent_check] : result.refuted) {
-    json["refuted"].push_back({{"commit", commit}, {"parent_check", parent_check}});
+  for (const auto& refuted : result.refuted) {
+    json["refuted"].push_back({{"commit", refuted.commit}, {"parent_check", refuted.parent_check}});
   }
   if (result.culprit) json["subject"] = repo.commit_info(*result.culprit).subject;
   return json;
