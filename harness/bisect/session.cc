@@ -355,11 +355,12 @@ class Session {
 
     std::string revert_check;
     bool revert_contradicts = false;
+    RevertPlan plan;
     if (!input_.revert) {
       revert_check = "skipped: the runner cannot revert commits";
     } else {
       const std::string& bad = input_.graph->nodes[0].id;
-      RevertPlan plan = input_.revert(bad, culprit);
+      plan = input_.revert(bad, culprit);
       auto revert_fixes = [&] { return confirm_check(plan.measure_id, bad, false); };
       if (!plan.ok) {
         revert_check = "skipped: " + plan.reason;
@@ -378,6 +379,8 @@ class Session {
     result.culprit = culprit;
     result.parent_check = parent_check;
     result.revert_check = revert_check;
+    result.parents = parents;
+    if (plan.ok) result.revert_commit = plan.measure_id;
     result.confirmed = parents_worse && !revert_contradicts;
     return result;
   }

@@ -113,6 +113,11 @@ struct SessionResult {
   std::string message;                  // why, for no-regression and aborted
   std::string parent_check;             // e.g. "worse than parent abc123: -9.8%, p = 0.0001"
   std::string revert_check;             // "fixes the regression", "does not fix", "skipped: ..."
+  // What the confirmation measured by name: the culprit's parents and the culprit reverted on
+  // bad ("" when the revert check was skipped before measuring). Their samples are journaled
+  // under the commit whose image each shares, which may be another.
+  std::vector<std::string> parents;
+  std::string revert_commit;
   std::vector<RefutedCulprit> refuted;  // named before the culprit; the search went on
   // Clear host drift in the endpoints' samples (drift.h), e.g. "-3.5% of good at the start per
   // 100 samples (p = 2.1e-09)"; empty when there is none.

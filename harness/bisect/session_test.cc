@@ -62,6 +62,8 @@ TEST(Session, FindsAndConfirmsTheCulprit) {
   EXPECT_TRUE(result.confirmed) << result.parent_check << " / " << result.revert_check;
   EXPECT_NE(result.parent_check.find("worse than parent"), std::string::npos);
   EXPECT_NE(result.revert_check.find("fixes the regression"), std::string::npos);
+  EXPECT_EQ(result.parents, std::vector<std::string>{fake_id(14)});
+  EXPECT_EQ(result.revert_commit, sim.revert(fake_id(0), fake_id(13)).measure_id);
   EXPECT_GE(result.steps, 4);
   EXPECT_TRUE(result.skipped.empty());
   int samples = 0;
@@ -308,6 +310,7 @@ TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
       run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
   EXPECT_EQ(*result.culprit, fake_id(3));
   EXPECT_EQ(result.revert_check, "skipped: the runner cannot revert commits");
+  EXPECT_EQ(result.revert_commit, "");
   EXPECT_TRUE(result.confirmed);
 
   input.revert = [](const std::string&, const std::string&) {

@@ -61,6 +61,8 @@ nlohmann::json result_json(int64_t session_id, const SessionResult& result,
       {"message", result.message},
       {"parent_check", result.parent_check},
       {"revert_check", result.revert_check},
+      {"parents", result.parents},
+      {"revert_commit", result.revert_commit},
       {"drift", result.drift},
       {"refuted", nlohmann::json::array()}};
   for (const auto& refuted : result.refuted) {

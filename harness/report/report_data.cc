@@ -32,6 +32,12 @@ std::vector<std::string> metrics_of(const std::vector<SampleMetrics>& samples) {
   return metrics;
 }
 
+// The commit whose samples `commit` has: another one when their kernel images are the same.
+const std::string& measured_as(const ReportData& data, const std::string& commit) {
+  auto alias = data.same_image_as.find(commit);
+  return alias != data.same_image_as.end() ? alias->second : commit;
+}
+
 }  // namespace
 
 ReportData load_report_data(Store& store, int64_t session_id) {
@@ -76,8 +82,7 @@ ReportData load_report_data(Store& store, int64_t session_id) {
 std::vector<double> values_of(const ReportData& data, const std::string& commit,
                               const std::string& metric,
                               const std::optional<std::string>& variant) {
-  auto alias = data.same_image_as.find(commit);
-  const std::string& measured = alias != data.same_image_as.end() ? alias->second : commit;
+  const std::string& measured = measured_as(data, commit);
   std::vector<double> values;
   for (const auto& sample : data.samples) {
     if (sample.commit != measured || (variant && sample.variant != *variant)) continue;
@@ -98,9 +103,14 @@ ConfirmationCommits confirmation_commits(const ReportData& data) {
   ConfirmationCommits confirmation;
   auto culprit = culprit_of(data);
   if (!culprit) return confirmation;
+  if (data.result.contains("parents")) {
+    confirmation.parents = data.result["parents"].get<std::vector<std::string>>();
+    confirmation.revert = data.result.value("revert_commit", "");
+    return confirmation;
+  }
   const auto& order = data.topological_order;
   for (const auto& commit : data.confirm_commits) {
-    if (commit == *culprit || commit == data.session.bad_commit) continue;
+    if (commit == measured_as(data, *culprit) || commit == data.session.bad_commit) continue;
     if (std::find(order.begin(), order.end(), commit) != order.end()) {
       confirmation.parents.push_back(commit);
     } else {

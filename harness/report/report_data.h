@@ -53,9 +53,10 @@ std::vector<double> values_of(const ReportData& data, const std::string& commit,
 std::optional<std::string> culprit_of(const ReportData& data);
 
 // The parents of the culprit that were measured to confirm it, and the kernel with the culprit
-// reverted on top of bad (empty when it was not measured). The journal's confirm phase
-// measures exactly culprit, parents, revert and bad; the revert is the one that is neither a
-// candidate nor a good commit.
+// reverted on top of bad (empty when it was not measured), as the result names them. A result
+// stored before it named them (5772f2c and earlier) leaves them to the journal's confirm phase,
+// which measures the culprit, parents, revert and bad, each under the commit whose image it
+// shares: the revert is the one that is neither a candidate nor a good commit.
 struct ConfirmationCommits {
   std::vector<std::string> parents;
   std::string revert;

@@ -223,5 +223,38 @@ TEST(ReportData, CulpritNeedsAStringInTheResult) {
   EXPECT_EQ(culprit_of(finished_bisect_report()), TestCommits::C2);
 }
 
+using C = TestCommits;
+
+// The confirmation journals a commit's samples under the commit whose image it shares: the
+// culprit's under a later documentation commit's, the revert's (of a culprit at the tip) under
+// the parent's. The result names what was measured.
+TEST(ReportData, TheConfirmationsCommitsAreTheOnesTheResultNames) {
+  ReportData data = finished_bisect_report();
+  data.same_image_as[C::C2] = C::C3;
+  data.confirm_commits = {C::C3, C::C1, C::R, C::B};
+  auto confirmation = confirmation_commits(data);
+  EXPECT_THAT(confirmation.parents, ElementsAre(C::C1));
+  EXPECT_EQ(confirmation.revert, C::R);
+
+  data.same_image_as = {{C::R, C::C1}};
+  data.confirm_commits = {C::C2, C::C1, C::B};
+  confirmation = confirmation_commits(data);
+  EXPECT_THAT(confirmation.parents, ElementsAre(C::C1));
+  EXPECT_EQ(confirmation.revert, C::R);
+}
+
+// A result stored before it named them: the journal's confirm phase tells, the culprit's
+// samples under another commit's image included.
+TEST(ReportData, AnOlderResultLeavesTheConfirmationsCommitsToTheJournal) {
+  ReportData data = finished_bisect_report();
+  data.result.erase("parents");
+  data.result.erase("revert_commit");
+  data.same_image_as[C::C2] = C::C3;
+  data.confirm_commits = {C::C3, C::C1, C::R, C::B};
+  auto confirmation = confirmation_commits(data);
+  EXPECT_THAT(confirmation.parents, ElementsAre(C::C1));
+  EXPECT_EQ(confirmation.revert, C::R);
+}
+
 }  // namespace
 }  // namespace kbisect

@@ -74,6 +74,8 @@ ReportData finished_bisect_report() {
                  {"revert_check",
                   "fixes the regression: bad is -20.00% worse than bad with the "
                   "revert, p = 0.0079"},
+                 {"parents", {C::C1}},
+                 {"revert_commit", C::R},
                  {"drift", "-3.5% of good at the start per 100 samples (p = 2.1e-09)"}};
   data.metrics = {"read.iops", "read.clat_ns.mean"};
   add_samples(data, C::G, {1000, 1020, 980});

@@ -45,6 +45,8 @@ result=$(tail -n 1 "$work/first.jsonl")
 grep -q "\"culprit\":\"$planted\"" <<<"$result" || fail "culprit is not $planted: $result"
 grep -q '"verdict":"found"' <<<"$result" || fail "verdict: $result"
 grep -q '"confirmed":true' <<<"$result" || fail "not confirmed: $result"
+grep -q "\"parents\":\[\"$(git rev-parse "$planted^")\"\]" <<<"$result" || fail "parents: $result"
+grep -q "\"revert_commit\":\"revert:$planted@$bad\"" <<<"$result" || fail "revert_commit: $result"
 grep -q '"event":"verdict"' "$work/first.jsonl" || fail "no verdict events in --json output"
 
 again=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad")
