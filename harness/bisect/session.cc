@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "common/error.h"
 
@@ -60,6 +61,9 @@ class Session {
     refresh();
     for (;;) {
       if (!aborted_.empty()) return abort(aborted_);
+      if (state_.endpoints_verified) {
+        if (std::optional<SessionResult> stop = test_merge_bases()) return *stop;
+      }
       Action action = strategy_.next(state_);
       switch (action.kind) {
         case Action::Kind::kMeasure:
@@ -127,6 +131,8 @@ class Session {
       case JournalEntry::Kind::kVerdict:
         if (auto found = index_.find(entry.commit); found != index_.end()) {
           state_.verdicts.emplace_back(found->second, entry.verdict);
+        } else {
+          judged_merge_bases_.insert(entry.commit);  // the only verdicts on other commits
         }
         break;
       case JournalEntry::Kind::kEndpointsOk:
@@ -385,6 +391,84 @@ class Session {
     return result;
   }
 
+  // The merge bases in turn (SessionInput::merge_bases); the session's end when one is bad or
+  // cannot be told good or bad. A decision is a function of the samples, so a resumed session
+  // reaches it again; its verdict is journaled once.
+  std::optional<SessionResult> test_merge_bases() {
+    for (const auto& base : input_.merge_bases) {
+      std::optional<VerdictKind> kind = judge_merge_base(base);
+      if (!aborted_.empty()) return abort(aborted_);
+      const std::vector<double>& samples = search_samples_of(base);
+      if (!judged_merge_bases_.count(base) && kind) {
+        JournalEntry entry = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, base);
+        entry.verdict = describe(samples, state_.good, state_.of(0), input_.metric.better);
+        entry.verdict.kind = *kind;
+        record(entry);
+      }
+      if (kind == VerdictKind::kBad) {
+        return abort(fmt::format(
+            "the merge base {} of bad and good is bad ({}): the regression is older than it, "
+            "and good's side fixed it or never had it. Bisect from a good commit that bad "
+            "descends from (--good)",
+            base,
+            samples.empty() ? "it does not boot, and boot_failure_is_bad counts that as bad"
+                            : medians_text(samples)));
+      }
+      if (!kind) {
+        return abort(fmt::format(
+            "the merge base {} of bad and good could not be told good or bad in {} samples "
+            "({}). Pass a good commit that bad descends from (--good), or raise max_samples",
+            base, samples.size(), medians_text(samples)));
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Measures a merge base, asked as the confirmation asks, until it is significantly better
+  // than bad and not worse than good (good), the reverse (bad), or at the cap (none). The
+  // endpoints are topped up to its count: the comparison strategies measure them once. A base
+  // that cannot be measured is skipped, as git goes on past a skipped merge base.
+  std::optional<VerdictKind> judge_merge_base(const std::string& base) {
+    const size_t per_commit = static_cast<size_t>(confirm_count());
+    const size_t cap = kConfirmCapFactor * per_commit;
+    const std::string& bad = input_.graph->nodes[0].id;
+    for (;;) {
+      if (auto failure = failures_.find(resolve(base)); failure != failures_.end()) {
+        return counts_as_bad(failure->second) ? VerdictKind::kBad : VerdictKind::kSkip;
+      }
+      if (!aborted_.empty()) return std::nullopt;  // an endpoint failed
+      const std::string* fewest = &base;
+      for (const std::string* endpoint : {&input_.good, &bad}) {
+        if (search_samples_of(*endpoint).size() < search_samples_of(*fewest).size()) {
+          fewest = endpoint;
+        }
+      }
+      const size_t have = search_samples_of(*fewest).size();
+      if (have >= static_cast<size_t>(input_.spec.min_samples) &&
+          (have <= per_commit || have % per_commit == 0)) {
+        const EndpointAsk ask = have >= cap ? EndpointAsk::kFinal : EndpointAsk::kWithP;
+        auto worse = [&](std::span<const double> better, std::span<const double> worse) {
+          return check_endpoints(better, worse, input_.metric, input_.spec, ask,
+                                 ShiftTest::kMixture)
+                     .kind == VerdictKind::kBad;
+        };
+        const std::vector<double>& samples = search_samples_of(base);
+        const bool bad_is_worse = worse(samples, state_.of(0));
+        const bool worse_than_good = worse(state_.good, samples);
+        if (bad_is_worse != worse_than_good) {
+          return bad_is_worse ? VerdictKind::kGood : VerdictKind::kBad;
+        }
+        if (have >= cap) return std::nullopt;
+      }
+      take_sample(*fewest, Phase::kSearch, 0);
+    }
+  }
+
+  std::string medians_text(std::span<const double> samples) const {
+    return fmt::format("{} median {:.6g} there, {:.6g} at good, {:.6g} at bad", input_.metric.name,
+                       median(samples), median(state_.good), median(state_.of(0)));
+  }
+
   // A culprit no worse than its parent means a commit was put on the wrong side: most often
   // the parent, judged good on a few samples that drew high. The confirmation has just
   // measured both; a strategy that weighs every sample can take it from there.
@@ -407,6 +491,7 @@ class Session {
   std::map<std::string, JournalEntry> failures_;  // search phase: these are skipped
   std::map<std::string, JournalEntry> confirm_failures_;
   std::vector<RefutedCulprit> refuted_;
+  std::set<std::string> judged_merge_bases_;  // whose verdict is journaled
   std::string aborted_;
   int sequence_ = 0;
 };

@@ -90,6 +90,10 @@ struct SessionInput {
   // All parents of a commit, also those outside the candidates (libgit2). Empty: the
   // culprit's parents among the candidates, or else the good endpoint, stand in.
   std::function<std::vector<std::string>(const std::string& commit)> parents_of;
+  // Merge bases of bad and a good commit that is not its ancestor (git/candidates.h): tested
+  // once the endpoints differ, before the search, as git bisect makes one test them. Each must
+  // be good for the search to hold; a bad one ends the session.
+  std::vector<std::string> merge_bases;
 };
 
 // A culprit the search named and its confirmation refuted: no worse than a parent.

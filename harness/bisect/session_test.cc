@@ -448,6 +448,119 @@ class IdenticalImages : public Measurer {
   std::map<std::string, std::string> same_;
 };
 
+// Good is not an ancestor of bad: their merge base (outside the candidates; the sim measures
+// it as good) is judged once the endpoints differ and before any candidate is measured.
+TEST(Session, AGoodMergeBaseIsTestedBeforeTheSearch) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 5, 0.8, 0.01));
+  SessionInput input = input_for(graph);
+  input.merge_bases = {fake_id(90)};
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.culprit, fake_id(5));
+  std::vector<std::string> order;  // endpoints-ok, merge base samples, its verdict, ...
+  for (const auto& entry : journal.replay()) {
+    if (entry.kind == JournalEntry::Kind::kEndpointsOk) order.push_back("endpoints-ok");
+    if (entry.kind == JournalEntry::Kind::kSample && entry.commit == fake_id(90)) {
+      order.push_back("merge-base sample");
+    }
+    if (entry.kind == JournalEntry::Kind::kVerdict) {
+      order.push_back(entry.commit == fake_id(90)
+                          ? std::string("merge-base ") + verdict_name(entry.verdict.kind)
+                          : "verdict");
+    }
+    if (entry.kind == JournalEntry::Kind::kSample && entry.commit != fake_id(90) &&
+        entry.commit != good_id() && entry.commit != fake_id(0) && order.back() != "candidate") {
+      order.push_back("candidate");
+    }
+  }
+  ASSERT_GE(order.size(), 6u);
+  EXPECT_EQ(order[0], "endpoints-ok");
+  auto verdict = std::find(order.begin(), order.end(), "merge-base good");
+  ASSERT_NE(verdict, order.end());
+  EXPECT_GE(std::count(order.begin(), verdict, "merge-base sample"), 3);
+  EXPECT_EQ(std::find(order.begin(), order.end(), "candidate") - order.begin(),
+            verdict - order.begin() + 1);
+  EXPECT_EQ(std::count(order.begin(), order.end(), "merge-base good"), 1);
+}
+
+// The comparison strategies measure the endpoints once (classic) or a few times: the merge
+// base's test tops them up.
+TEST(Session, EveryStrategyTestsAMergeBase) {
+  CommitGraph graph = linear_graph(16);
+  for (const auto& name : strategy_names()) {
+    SCOPED_TRACE(name);
+    SimMeasurer sim(graph, good_id(), regression_at(graph, 5, 0.7, 0.01));
+    SessionInput input = input_for(graph);
+    input.confirm = false;
+    input.merge_bases = {fake_id(90)};
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy(name, input.spec, input.metric), sim, journal);
+    EXPECT_EQ(result.culprit, fake_id(5)) << result.message;
+  }
+}
+
+// A bad merge base: the regression is older than it, and the search would look in the wrong
+// place. git bisect stops there too.
+TEST(Session, ABadMergeBaseEndsTheSession) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer plain_sim(graph, good_id(), regression_at(graph, 5, 0.8, 0.01));
+  DrawnAs sim(plain_sim, {{fake_id(90), 0, 1000, fake_id(0)}});
+  SessionInput input = input_for(graph);
+  input.merge_bases = {fake_id(90)};
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+  EXPECT_FALSE(result.culprit);
+  EXPECT_NE(result.message.find("the merge base " + fake_id(90) + " of bad and good is bad"),
+            std::string::npos)
+      << result.message;
+  for (const auto& entry : journal.replay()) {
+    if (entry.kind != JournalEntry::Kind::kSample) continue;
+    EXPECT_TRUE(entry.commit == good_id() || entry.commit == fake_id(0) ||
+                entry.commit == fake_id(90))
+        << entry.commit << " was measured";
+  }
+  MemoryJournal again = journal;  // resumed: the same end, no second verdict
+  SessionResult resumed =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, again);
+  EXPECT_EQ(resumed.message, result.message);
+  EXPECT_EQ(again.replay().size(), journal.replay().size());
+}
+
+class BuildFails : public Measurer {
+ public:
+  BuildFails(Measurer& inner, std::string commit) : inner_(inner), commit_(std::move(commit)) {}
+  Measurement measure(const MeasureRequest& request) override {
+    if (request.commit != commit_) return inner_.measure(request);
+    Measurement m;
+    m.status = MeasureStatus::kBuildFailed;
+    m.detail = "does not build";
+    return m;
+  }
+
+ private:
+  Measurer& inner_;
+  std::string commit_;
+};
+
+// A merge base that does not build is skipped, as git goes on past a skipped merge base.
+TEST(Session, AMergeBaseThatCannotBeMeasuredIsSkipped) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 5, 0.8, 0.01));
+  SessionInput input = input_for(graph);
+  input.merge_bases = {fake_id(90)};
+  BuildFails measurer(sim, fake_id(90));
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
+  EXPECT_EQ(result.culprit, fake_id(5));
+  EXPECT_EQ(result.skipped, std::vector<std::string>{fake_id(90)});
+}
+
 TEST(Session, IdenticalImagesReuseSamples) {
   CommitGraph graph = linear_graph(16);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 5, 0.8, 0.01));
@@ -511,7 +624,8 @@ void expect_same(const SessionResult& a, const SessionResult& b) {
 
 // culprit_drawn_as_good: the culprit's first visit draws like good
 // (ARefutedCulpritHandsTheSearchBack).
-void resume_after_every_kill(const std::string& strategy_name, bool culprit_drawn_as_good = false) {
+void resume_after_every_kill(const std::string& strategy_name, bool culprit_drawn_as_good = false,
+                             const std::vector<std::string>& merge_bases = {}) {
   CommitGraph graph = linear_graph(12);
   SimSpec sim_spec = regression_at(graph, 4, 0.9, 0.03);
   sim_spec.outcomes = {{fake_id(7), "build-failed"}};
@@ -522,6 +636,7 @@ void resume_after_every_kill(const std::string& strategy_name, bool culprit_draw
   input.revert = [&](const std::string& base, const std::string& commit) {
     return plain_sim.revert(base, commit);
   };
+  input.merge_bases = merge_bases;
   auto strategy = make_strategy(strategy_name, input.spec, input.metric);
 
   MemoryJournal reference_journal;
@@ -550,6 +665,9 @@ TEST(Session, ResumeAfterKillAtEveryMeasurementBayes) {
 }
 TEST(Session, ResumeAfterKillAtEveryMeasurementThroughARefutedCulprit) {
   resume_after_every_kill("adaptive", true);
+}
+TEST(Session, ResumeAfterKillAtEveryMeasurementThroughAMergeBase) {
+  resume_after_every_kill("adaptive", false, {fake_id(90)});
 }
 
 TEST(Session, EveryStrategyFindsAClearRegression) {

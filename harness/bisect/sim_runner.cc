@@ -59,6 +59,13 @@ int SimMeasurer::find(const std::string& reference) const {
   return found;
 }
 
+int SimMeasurer::node_of(const std::string& commit) const {
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    if (graph_.nodes[i].id == commit) return static_cast<int>(i);
+  }
+  return kGood;
+}
+
 double SimMeasurer::true_value(const std::string& commit) const {
   if (commit.rfind(kRevertPrefix, 0) == 0) {
     auto at = commit.find('@');
@@ -67,7 +74,7 @@ double SimMeasurer::true_value(const std::string& commit) const {
     auto own = own_factor_.find(reverted);
     return own == own_factor_.end() ? base : base / own->second;
   }
-  int node = find(commit);
+  int node = node_of(commit);
   return spec_.base * (node == kGood ? 1.0 : factor_[node]);
 }
 
@@ -81,7 +88,7 @@ RevertPlan SimMeasurer::revert(const std::string& base, const std::string& commi
 Measurement SimMeasurer::measure(const MeasureRequest& request) {
   Measurement result;
   if (request.commit.rfind(kRevertPrefix, 0) != 0) {
-    auto outcome = outcomes_.find(find(request.commit));
+    auto outcome = outcomes_.find(node_of(request.commit));
     if (outcome != outcomes_.end()) {
       result.status = outcome->second == "build-failed" ? MeasureStatus::kBuildFailed
                                                         : MeasureStatus::kBootFailed;

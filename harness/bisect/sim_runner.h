@@ -3,6 +3,8 @@
 // and benchmarked without kernels. Each change multiplies the metric of its commit and of
 // everything that descends from it; noise is normal, lognormal or bimodal with the given CV;
 // drift adds drift_per_sample of relative change per measurement the session has made.
+// A commit outside the candidates (a merge base, a parent of a merge) descends from none of
+// them, so no change reaches it: it measures as good.
 // Deterministic: a sample depends only on the seed, the commit, its attempt number and the
 // session's sequence number, so a resumed session draws exactly what an uninterrupted one did.
 #pragma once
@@ -29,6 +31,9 @@ class SimMeasurer : public Measurer {
 
  private:
   int find(const std::string& reference) const;  // sha prefix, exact subject or the good id
+  // The node a measured commit is, or the good endpoint's index for a commit outside the
+  // candidates.
+  int node_of(const std::string& commit) const;
 
   const CommitGraph& graph_;
   std::string good_;

@@ -34,6 +34,7 @@ TEST(SimRunner, ChangesMultiplyDescendantsOnly) {
   EXPECT_DOUBLE_EQ(sim.true_value(fake_id(11)), 10000);  // the other side
   EXPECT_DOUBLE_EQ(sim.true_value(fake_id(3)), 5000);    // other side, its own change
   EXPECT_DOUBLE_EQ(sim.true_value(fake_id(0)), 4500);    // the merge has both
+  EXPECT_DOUBLE_EQ(sim.true_value(fake_id(99)), 10000);  // outside the candidates: a merge base
   RevertPlan plan = sim.revert(fake_id(0), fake_id(12));
   ASSERT_TRUE(plan.ok);
   EXPECT_DOUBLE_EQ(sim.true_value(plan.measure_id), 5000);

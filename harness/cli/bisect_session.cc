@@ -160,12 +160,6 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   if (query.bad.empty() || query.goods.empty())
     fail("give --good REF and --bad REF, or --resume N");
   Candidates candidates = find_candidates(repo, query);
-  if (!candidates.untested_merge_bases.empty()) {
-    fail(
-        "a good commit is not an ancestor of bad, and kbisect does not yet test merge bases "
-        "for you: measure the merge base {} and pass it (if good) as --good",
-        candidates.untested_merge_bases.front());
-  }
   if (!earlier) earlier = earlier_session(store, request, config_hash, candidates);
 
   BisectRun run;
@@ -192,6 +186,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   input.good = candidates.goods.front();
   input.metric = scenario.metrics.front();
   input.spec = scenario.bisect;
+  input.merge_bases = candidates.untested_merge_bases;
   SessionResult result;
   run.timings = search(context, repo, request, run.session, input, result);
 

@@ -3,8 +3,9 @@
 # measures nothing; it exists for tests like this one): bisect names the changed commit,
 # a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
 # and leads git to the same first bad commit, `kbisect query` reads the session and refuses
-# writes, a culprit the confirmation refutes hands the search back, host drift is reported and
-# not taken for a regression, and --git-bisect-run's error path aborts with 128.
+# writes, a culprit the confirmation refutes hands the search back, a good commit that bad does
+# not descend from has its merge base tested first, host drift is reported and not taken for a
+# regression, and --git-bisect-run's error path aborts with 128.
 #   sim_bisect.sh KBISECT WORK_DIR
 set -euo pipefail
 kbisect=$1 work=$2
@@ -87,6 +88,29 @@ refuted_repo bisect reset >/dev/null 2>&1
 "$kbisect" --db "$db" report "$session" >"$work/refuted-report.txt"
 grep -q "^  refuted before: *${child:0:12}: not worse than parent" "$work/refuted-report.txt" ||
   fail "refuted: the report does not say: $(cat "$work/refuted-report.txt")"
+
+# A good commit on a side branch (not an ancestor of bad): its merge base with bad, change
+# 10, is tested first, as git bisect does, and found good; the log replays through it.
+git checkout -q -b side HEAD~30
+echo side >"$work/repo/side"
+git add side
+GIT_AUTHOR_DATE=2020-01-02T00:00:00 GIT_COMMITTER_DATE=2020-01-02T00:00:00 git commit -qm "side 1"
+side=$(git rev-parse HEAD) merge_base=$(git rev-parse HEAD~1)
+git checkout -q -
+planted=$(git rev-parse HEAD~13)
+"$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$side" --bad "$bad" >"$work/side.jsonl"
+result=$(tail -n 1 "$work/side.jsonl")
+grep -q "\"culprit\":\"$planted\"" <<<"$result" || fail "side: culprit is not $planted: $result"
+grep -q "\"commit\":\"$merge_base\",\"event\":\"verdict\",.*\"verdict\":\"good\"" "$work/side.jsonl" ||
+  fail "side: no good verdict on the merge base $merge_base"
+session=$(grep -o '"session":[0-9]*' <<<"$result" | cut -d: -f2)
+"$kbisect" --db "$db" log "$session" >"$work/side.log"
+grep -q "^git bisect good $merge_base" "$work/side.log" || fail "side: the log does not mark the merge base"
+git bisect replay "$work/side.log" >"$work/side-replay.out" 2>&1 ||
+  { cat "$work/side-replay.out"; fail "side: git bisect replay"; }
+grep -q "^$planted is the first bad commit" "$work/side-replay.out" ||
+  { cat "$work/side-replay.out"; fail "side: replay did not end at $planted"; }
+git bisect reset >/dev/null 2>&1
 
 # A host that slows down by 0.8% per sample and no change: no regression, and the summary
 # says how the host drifted.
