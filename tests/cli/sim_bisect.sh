@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CLI around the search, on a real git history with the simulated runner (runner: sim
 # measures nothing; it exists for tests like this one): bisect names the changed commit,
-# a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
+# killed with SIGKILL at random points and run again it gives the same answer with no sample
+# lost or doubled, a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
 # and leads git to the same first bad commit, `kbisect query` reads the session and refuses
 # writes, a culprit the confirmation refutes hands the search back, a good commit that bad does
 # not descend from has its merge base tested first, host drift is reported and not taken for a
@@ -49,6 +50,37 @@ grep -q '"confirmed":true' <<<"$result" || fail "not confirmed: $result"
 grep -q "\"parents\":\[\"$(git rev-parse "$planted^")\"\]" <<<"$result" || fail "parents: $result"
 grep -q "\"revert_commit\":\"revert:$planted@$bad\"" <<<"$result" || fail "revert_commit: $result"
 grep -q '"event":"verdict"' "$work/first.jsonl" || fail "no verdict events in --json output"
+
+# kill -9 at random points of the same bisection, then the same command again, until one run
+# answers: the answer is the uninterrupted run's to the byte, and no sample is lost or doubled.
+killed_db=$work/killed.db
+count() { # the one value SQL selects in killed.db, 0 before there is one (sqlite3: it is quick)
+  local value
+  value=$(sqlite3 "file:$killed_db?mode=ro" "$1" 2>/dev/null) || true
+  echo "${value:-0}"
+}
+journaled() { count "select count(*) from journal where kind = 'sample'"; }
+mid_session_kills=0 answered=
+for attempt in $(seq 1 100); do
+  "$kbisect" --db "$killed_db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
+    >"$work/killed.jsonl" 2>"$work/killed.err" &
+  pid=$!
+  target=$(($(journaled) + RANDOM % 4 + 1))
+  while kill -0 "$pid" 2>/dev/null && (($(journaled) < target)); do sleep 0.01; done
+  kill -9 "$pid" 2>/dev/null || true
+  if wait "$pid" 2>/dev/null; then answered=yes && break; fi
+  [[ $(count "select status from sessions") == running ]] && mid_session_kills=$((mid_session_kills + 1))
+done
+[[ -n "$answered" ]] || fail "killed: no run answered in 100 attempts: $(cat "$work/killed.err")"
+((mid_session_kills >= 2)) || fail "killed: only $mid_session_kills kills landed mid-session"
+echo "killed $mid_session_kills times mid-session, in $attempt runs"
+[[ $(tail -n 1 "$work/killed.jsonl") == "$result" ]] ||
+  fail "killed $mid_session_kills times, answered differently: $(tail -n 1 "$work/killed.jsonl")"
+samples=$(grep -o '"samples":[0-9]*' <<<"$result" | cut -d: -f2)
+[[ $(journaled) == "$samples" ]] || fail "killed: $(journaled) samples journaled, $samples in the answer"
+[[ $(count "select count(*) from samples") == "$samples" ]] ||
+  fail "killed: $(count "select count(*) from samples") samples stored, $samples in the answer"
+[[ $(count "select count(*) from sessions") == 1 ]] || fail "killed: more than one session"
 
 again=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad")
 [[ "$again" == "$result" ]] || fail "the stored session answered differently: $again"
