@@ -14,6 +14,7 @@
 #include "pipeline/session_measurer.h"
 #include "pipeline/store_journal.h"
 #include "store/metrics.h"
+#include "store/store_lock.h"
 
 namespace kbisect {
 namespace {
@@ -142,6 +143,14 @@ std::string median_text(Store& store, const Scenario& scenario, const SessionRec
                      values.size() > 1 ? 100 * stddev(values) / mean(values) : 0.0);
 }
 
+BisectRun stored_answer(const SessionRecord& session) {
+  BisectRun run;
+  run.session = session;
+  run.result = nlohmann::json::parse(session.result_json);
+  run.answered_before = true;
+  return run;
+}
+
 }  // namespace
 
 BisectRun run_bisect(CommandContext& context, const Repository& repo,
@@ -162,19 +171,25 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   Candidates candidates = find_candidates(repo, query);
   if (!earlier) earlier = earlier_session(store, request, config_hash, candidates);
 
+  if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
   BisectRun run;
-  if (earlier && earlier->status == SessionStatus::kDone) {
-    run.session = *earlier;
-    run.result = nlohmann::json::parse(earlier->result_json);
-    run.answered_before = true;
-    return run;
+  run.session = earlier ? *earlier : new_session(context, request, candidates);
+  // One process runs a session at a time: a second one would journal samples the first never
+  // sees. A process killed outright leaves the lock behind, and the next run takes it over.
+  StoreLock lock(store, fmt::format("bisect:{}", run.session.id));
+  if (const auto& gone = lock.taken_over_from()) {
+    context.events.note("warning",
+                        fmt::format("took over lock '{}' from {}, which is gone (killed or "
+                                    "crashed)",
+                                    lock.name(), describe_holder(*gone)));
+  }
+  // The process that held the lock may have finished the session meanwhile.
+  if (auto now = store.session(run.session.id); now && now->status == SessionStatus::kDone) {
+    return stored_answer(*now);
   }
   if (earlier) {
-    run.session = *earlier;
     context.events.note("resume", fmt::format("resuming session {}", run.session.id),
                         {{"session", run.session.id}});
-  } else {
-    run.session = new_session(context, request, candidates);
   }
   context.events.emit("session", {{"session", run.session.id},
                                   {"candidates", candidates.graph.nodes.size()},

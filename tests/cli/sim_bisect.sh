@@ -2,7 +2,8 @@
 # The CLI around the search, on a real git history with the simulated runner (runner: sim
 # measures nothing; it exists for tests like this one): bisect names the changed commit,
 # killed with SIGKILL at random points and run again it gives the same answer with no sample
-# lost or doubled, a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
+# lost or doubled (and refuses to run while a live process holds the session), a second call
+# answers from the database, `kbisect log` is accepted by `git bisect replay`
 # and leads git to the same first bad commit, `kbisect query` reads the session and refuses
 # writes, a culprit the confirmation refutes hands the search back, a good commit that bad does
 # not descend from has its merge base tested first, host drift is reported and not taken for a
@@ -60,6 +61,20 @@ count() { # the one value SQL selects in killed.db, 0 before there is one (sqlit
   echo "${value:-0}"
 }
 journaled() { count "select count(*) from journal where kind = 'sample'"; }
+bisect_killed_db() {
+  "$kbisect" --db "$killed_db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad"
+}
+# One process runs a session at a time: while a live process holds the session's lock (here
+# a stand-in, `sleep`), another run refuses and says who holds it.
+refused_while_held() {
+  sleep 60 &
+  local holder=$!
+  sqlite3 "$killed_db" "UPDATE locks SET pid = $holder WHERE name = 'bisect:1'"
+  if bisect_killed_db >"$work/held.out" 2>&1; then fail "held: ran a session a live process holds"; fi
+  grep -q "lock 'bisect:1' in .* is held by process $holder (sleep)" "$work/held.out" ||
+    fail "held: $(cat "$work/held.out")"
+  kill "$holder" && wait "$holder" 2>/dev/null || true
+}
 mid_session_kills=0 answered=
 for attempt in $(seq 1 100); do
   "$kbisect" --db "$killed_db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
@@ -69,11 +84,17 @@ for attempt in $(seq 1 100); do
   while kill -0 "$pid" 2>/dev/null && (($(journaled) < target)); do sleep 0.01; done
   kill -9 "$pid" 2>/dev/null || true
   if wait "$pid" 2>/dev/null; then answered=yes && break; fi
-  [[ $(count "select status from sessions") == running ]] && mid_session_kills=$((mid_session_kills + 1))
+  cat "$work/killed.jsonl" >>"$work/killed-all.jsonl"
+  [[ $(count "select status from sessions") == running ]] || continue
+  mid_session_kills=$((mid_session_kills + 1))
+  ((mid_session_kills == 1)) && refused_while_held
 done
 [[ -n "$answered" ]] || fail "killed: no run answered in 100 attempts: $(cat "$work/killed.err")"
 ((mid_session_kills >= 2)) || fail "killed: only $mid_session_kills kills landed mid-session"
 echo "killed $mid_session_kills times mid-session, in $attempt runs"
+cat "$work/killed.jsonl" >>"$work/killed-all.jsonl"
+grep -q "took over lock 'bisect:1' from process" "$work/killed-all.jsonl" ||
+  fail "killed: no run took over the killed one's lock"
 [[ $(tail -n 1 "$work/killed.jsonl") == "$result" ]] ||
   fail "killed $mid_session_kills times, answered differently: $(tail -n 1 "$work/killed.jsonl")"
 samples=$(grep -o '"samples":[0-9]*' <<<"$result" | cut -d: -f2)
