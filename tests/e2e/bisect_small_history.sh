@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e: the whole pipeline — libgit2, kernel builds, QEMU boots, kdio in the guest, SQLite, the
 # statistics — on the small generated history (scripts/demo-history --small). The culprit must
-# be the planted commit, and no VM may be left behind.
+# be the planted commit, plain `git bisect run` with `kbisect run --git-bisect-run` must end at
+# it too, and no VM may be left behind.
 # It shares the history, the build cache and the kernel work tree with tests/kernel
 # (SHARED_DIR), so its builds are incremental.
 #   bisect_small_history.sh KBISECT SOURCE_DIR WORK_DIR SHARED_DIR
@@ -45,10 +46,23 @@ if [[ "$culprit_steps" != [1-9]* ]]; then
   echo "FAIL: no step of the session names the culprit with its verdict (kbisect query steps)"
   status=1
 fi
+# Plain git bisect driving `kbisect run --git-bisect-run`: each commit judged against the
+# endpoints' samples stored above (exit 0 or 1), 125 for a commit that does not build.
+history() { git -C "$shared/history" "$@"; }
+history bisect reset >/dev/null 2>&1 || true
+history bisect start --no-checkout "$bad" "$good" >/dev/null
+history bisect run "$kbisect" --db "$work/e2e.db" run -c "$work/e2e.yaml" --commit BISECT_HEAD \
+  --samples 3 --git-bisect-run >"$work/git-bisect-run.out" 2>&1 || true
+history bisect reset >/dev/null 2>&1
+if ! grep -q "^$planted is the first bad commit" "$work/git-bisect-run.out"; then
+  echo "FAIL: git bisect run with kbisect run --git-bisect-run did not end at $planted:"
+  tail -n 20 "$work/git-bisect-run.out"
+  status=1
+fi
 if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then
   echo "FAIL: a QEMU process was left behind:"
   pgrep -af 'qemu-system-x86_64.*kbisect'
   status=1
 fi
-[[ $status -eq 0 ]] && echo "PASS: culprit $culprit is the planted commit; no VM left"
+[[ $status -eq 0 ]] && echo "PASS: culprit $culprit is the planted commit, git bisect run agrees; no VM left"
 exit $status
