@@ -2,8 +2,8 @@
 # The CLI around the search, on a real git history with the simulated runner (runner: sim
 # measures nothing; it exists for tests like this one): bisect names the changed commit,
 # killed with SIGKILL at random points and run again it gives the same answer with no sample
-# lost or doubled (and refuses to run while a live process holds the session), a second call
-# answers from the database, `kbisect log` is accepted by `git bisect replay`
+# lost or doubled (and refuses to run while a live process holds the session), two bisections
+# at once on one database answer as they do alone, a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
 # and leads git to the same first bad commit, `kbisect query` reads the session and refuses
 # writes, a culprit the confirmation refutes hands the search back, a good commit that bad does
 # not descend from has its merge base tested first, host drift is reported and not taken for a
@@ -44,7 +44,7 @@ db=$work/sim.db
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" >"$work/first.jsonl"
-result=$(tail -n 1 "$work/first.jsonl")
+result=$(tail -n 1 "$work/first.jsonl") first_result=$(tail -n 1 "$work/first.jsonl")
 grep -q "\"culprit\":\"$planted\"" <<<"$result" || fail "culprit is not $planted: $result"
 grep -q '"verdict":"found"' <<<"$result" || fail "verdict: $result"
 grep -q '"confirmed":true' <<<"$result" || fail "not confirmed: $result"
@@ -141,6 +141,22 @@ refuted_repo bisect reset >/dev/null 2>&1
 "$kbisect" --db "$db" report "$session" >"$work/refuted-report.txt"
 grep -q "^  refuted before: *${child:0:12}: not worse than parent" "$work/refuted-report.txt" ||
   fail "refuted: the report does not say: $(cat "$work/refuted-report.txt")"
+refuted_result=$result
+
+# Two bisections at once on one database, each its own session: both answer as they did alone.
+both_db=$work/both.db
+"$kbisect" --db "$both_db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
+  >"$work/both-first.jsonl" &
+first_pid=$!
+"$kbisect" --db "$both_db" --json bisect -c "$work/refuted.yaml" --good "$(refuted_repo rev-parse HEAD~40)" \
+  --bad "$(refuted_repo rev-parse HEAD)" >"$work/both-refuted.jsonl" || fail "both: the refuted one failed"
+wait "$first_pid" || fail "both: the first one failed"
+without_session() { sed 's/"session":[0-9]*,//'; }
+[[ $(tail -n 1 "$work/both-first.jsonl" | without_session) == "$(without_session <<<"$first_result")" ]] ||
+  fail "both: the first answered differently: $(tail -n 1 "$work/both-first.jsonl")"
+[[ $(tail -n 1 "$work/both-refuted.jsonl" | without_session) == "$(without_session <<<"$refuted_result")" ]] ||
+  fail "both: the refuted one answered differently: $(tail -n 1 "$work/both-refuted.jsonl")"
+[[ $(sqlite3 "$both_db" "PRAGMA integrity_check") == ok ]] || fail "both: the database is damaged"
 
 # A good commit on a side branch (not an ancestor of bad): its merge base with bad, change
 # 10, is tested first, as git bisect does, and found good; the log replays through it.
