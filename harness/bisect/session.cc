@@ -132,7 +132,7 @@ class Session {
         if (auto found = index_.find(entry.commit); found != index_.end()) {
           state_.verdicts.emplace_back(found->second, entry.verdict);
         } else {
-          judged_merge_bases_.insert(entry.commit);  // the only verdicts on other commits
+          merge_base_verdicts_[entry.commit] = entry.verdict.kind;  // the only other verdicts
         }
         break;
       case JournalEntry::Kind::kEndpointsOk:
@@ -278,15 +278,19 @@ class Session {
 
   int confirm_count() const { return std::max(input_.spec.max_samples, input_.spec.min_samples); }
 
-  // Measures the commits in turn, always the one with the fewest samples (the first on a tie,
-  // so a resumed session continues the same order), until `check` decides or each has five
+  // Measures the commits in turn, always the one with the fewest samples of `phase` (the first
+  // on a tie, so a resumed session continues the same order), until `settled` or each has five
   // times confirm_count() samples. It is asked from min_samples on, after every sample up to
   // confirm_count() and every confirm_count() samples past that, as the endpoint check is.
   // With confirm_count() a side, the right culprit of a regression the size of the noise
   // passed both checks in about a fifth of the benchmark's sessions (bisect_accuracy
   // --confirm). False when one of them cannot be measured.
-  bool confirm_samples(const std::vector<std::string>& commits,
-                       const std::function<EndpointCheck()>& check) {
+  bool sample_until(Phase phase, const std::vector<std::string>& commits,
+                    const std::function<bool()>& settled) {
+    const auto& samples = phase == Phase::kSearch ? search_samples_ : confirm_samples_;
+    // Confirming, one candidate is left (the culprit named); a merge base comes before the
+    // search has counted any.
+    const int candidates_left = phase == Phase::kConfirm ? 1 : 0;
     const size_t per_commit = static_cast<size_t>(confirm_count());
     const size_t cap = kConfirmCapFactor * per_commit;
     for (;;) {
@@ -295,13 +299,13 @@ class Session {
       for (const auto& commit : commits) {
         std::string target = resolve(commit);
         if (failures_.count(target) || confirm_failures_.count(target)) return false;
-        size_t count = confirm_samples_[target].size();
+        size_t count = of(samples, target).size();
         if (fewest == nullptr || count < fewest_count) fewest = &commit, fewest_count = count;
       }
       const bool ask = fewest_count >= static_cast<size_t>(input_.spec.min_samples) &&
                        (fewest_count <= per_commit || fewest_count % per_commit == 0);
-      if (ask && (fewest_count >= cap || check().kind != VerdictKind::kUndecided)) return true;
-      take_sample(*fewest, Phase::kConfirm, 1);  // one candidate left: the culprit named
+      if (ask && (fewest_count >= cap || settled())) return true;
+      take_sample(*fewest, phase, candidates_left);
     }
   }
 
@@ -337,7 +341,9 @@ class Session {
       }
       return *least;
     };
-    const bool measured = confirm_samples(commits, least_clear_parent_check);
+    const bool measured = sample_until(Phase::kConfirm, commits, [&] {
+      return least_clear_parent_check().kind != VerdictKind::kUndecided;
+    });
     if (!measured) {
       parent_check = "skipped: the culprit or a parent could not be measured";
     } else {
@@ -367,10 +373,12 @@ class Session {
     } else {
       const std::string& bad = input_.graph->nodes[0].id;
       plan = input_.revert(bad, culprit);
-      auto revert_fixes = [&] { return confirm_check(plan.measure_id, bad, false); };
+      auto revert_settled = [&] {
+        return confirm_check(plan.measure_id, bad, false).kind != VerdictKind::kUndecided;
+      };
       if (!plan.ok) {
         revert_check = "skipped: " + plan.reason;
-      } else if (!confirm_samples({plan.measure_id, bad}, revert_fixes)) {
+      } else if (!sample_until(Phase::kConfirm, {plan.measure_id, bad}, revert_settled)) {
         revert_check = "skipped: the reverted kernel could not be measured";
       } else {
         EndpointCheck check = confirm_check(plan.measure_id, bad, true);
@@ -392,20 +400,26 @@ class Session {
   }
 
   // The merge bases in turn (SessionInput::merge_bases); the session's end when one is bad or
-  // cannot be told good or bad. A decision is a function of the samples, so a resumed session
-  // reaches it again; its verdict is journaled once.
+  // cannot be told good or bad. Each verdict is journaled, so a resumed session reads it back.
   std::optional<SessionResult> test_merge_bases() {
     for (const auto& base : input_.merge_bases) {
-      std::optional<VerdictKind> kind = judge_merge_base(base);
-      if (!aborted_.empty()) return abort(aborted_);
-      const std::vector<double>& samples = search_samples_of(base);
-      if (!judged_merge_bases_.count(base) && kind) {
+      if (!merge_base_verdicts_.count(base)) {
+        std::optional<VerdictKind> kind = judge_merge_base(base);
+        if (!aborted_.empty()) return abort(aborted_);
+        if (!kind) {
+          return abort(fmt::format(
+              "the merge base {} of bad and good could not be told good or bad in {} samples "
+              "({}). Pass a good commit that bad descends from (--good), or raise max_samples",
+              base, search_samples_of(base).size(), medians_text(search_samples_of(base))));
+        }
         JournalEntry entry = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, base);
-        entry.verdict = describe(samples, state_.good, state_.of(0), input_.metric.better);
+        entry.verdict =
+            describe(search_samples_of(base), state_.good, state_.of(0), input_.metric.better);
         entry.verdict.kind = *kind;
         record(entry);
       }
-      if (kind == VerdictKind::kBad) {
+      if (merge_base_verdicts_.at(base) == VerdictKind::kBad) {
+        const std::vector<double>& samples = search_samples_of(base);
         return abort(fmt::format(
             "the merge base {} of bad and good is bad ({}): the regression is older than it, "
             "and good's side fixed it or never had it. Bisect from a good commit that bad "
@@ -414,54 +428,41 @@ class Session {
             samples.empty() ? "it does not boot, and boot_failure_is_bad counts that as bad"
                             : medians_text(samples)));
       }
-      if (!kind) {
-        return abort(fmt::format(
-            "the merge base {} of bad and good could not be told good or bad in {} samples "
-            "({}). Pass a good commit that bad descends from (--good), or raise max_samples",
-            base, samples.size(), medians_text(samples)));
-      }
     }
     return std::nullopt;
   }
 
-  // Measures a merge base, asked as the confirmation asks, until it is significantly better
-  // than bad and not worse than good (good), the reverse (bad), or at the cap (none). The
-  // endpoints are topped up to its count: the comparison strategies measure them once. A base
-  // that cannot be measured is skipped, as git goes on past a skipped merge base.
+  // Measures a merge base with the endpoints, asked as the confirmation asks (sample_until: the
+  // endpoints are topped up to its count, as the comparison strategies measure them once),
+  // until it is significantly better than bad and not worse than good (good), the reverse
+  // (bad), or at the cap (none). A base that cannot be measured is skipped, as git goes on past
+  // a skipped merge base; none when an endpoint cannot be measured (aborted_ says so).
   std::optional<VerdictKind> judge_merge_base(const std::string& base) {
-    const size_t per_commit = static_cast<size_t>(confirm_count());
-    const size_t cap = kConfirmCapFactor * per_commit;
-    const std::string& bad = input_.graph->nodes[0].id;
-    for (;;) {
-      if (auto failure = failures_.find(resolve(base)); failure != failures_.end()) {
-        return counts_as_bad(failure->second) ? VerdictKind::kBad : VerdictKind::kSkip;
-      }
-      if (!aborted_.empty()) return std::nullopt;  // an endpoint failed
-      const std::string* fewest = &base;
-      for (const std::string* endpoint : {&input_.good, &bad}) {
-        if (search_samples_of(*endpoint).size() < search_samples_of(*fewest).size()) {
-          fewest = endpoint;
-        }
-      }
-      const size_t have = search_samples_of(*fewest).size();
-      if (have >= static_cast<size_t>(input_.spec.min_samples) &&
-          (have <= per_commit || have % per_commit == 0)) {
-        const EndpointAsk ask = have >= cap ? EndpointAsk::kFinal : EndpointAsk::kWithP;
-        auto worse = [&](std::span<const double> better, std::span<const double> worse) {
-          return check_endpoints(better, worse, input_.metric, input_.spec, ask,
-                                 ShiftTest::kMixture)
-                     .kind == VerdictKind::kBad;
-        };
-        const std::vector<double>& samples = search_samples_of(base);
-        const bool bad_is_worse = worse(samples, state_.of(0));
-        const bool worse_than_good = worse(state_.good, samples);
-        if (bad_is_worse != worse_than_good) {
-          return bad_is_worse ? VerdictKind::kGood : VerdictKind::kBad;
-        }
-        if (have >= cap) return std::nullopt;
-      }
-      take_sample(*fewest, Phase::kSearch, 0);
+    std::optional<VerdictKind> side;
+    auto settled = [&] {
+      side = merge_base_side(base);
+      return side.has_value();
+    };
+    if (!sample_until(Phase::kSearch, {base, input_.good, input_.graph->nodes[0].id}, settled)) {
+      auto failure = failures_.find(resolve(base));
+      if (failure == failures_.end()) return std::nullopt;
+      return counts_as_bad(failure->second) ? VerdictKind::kBad : VerdictKind::kSkip;
     }
+    return side ? side : merge_base_side(base);  // at the cap: asked there once more
+  }
+
+  // Good when bad is significantly worse than the base and the base not than good; bad the
+  // other way round; none when both or neither are.
+  std::optional<VerdictKind> merge_base_side(const std::string& base) const {
+    auto worse = [&](std::span<const double> better, std::span<const double> worse) {
+      return check_endpoints(better, worse, input_.metric, input_.spec, EndpointAsk::kWithP,
+                             ShiftTest::kMixture)
+                 .kind == VerdictKind::kBad;
+    };
+    const std::vector<double>& samples = search_samples_of(base);
+    const bool bad_is_worse = worse(samples, state_.of(0));
+    if (bad_is_worse == worse(state_.good, samples)) return std::nullopt;
+    return bad_is_worse ? VerdictKind::kGood : VerdictKind::kBad;
   }
 
   std::string medians_text(std::span<const double> samples) const {
@@ -491,7 +492,7 @@ class Session {
   std::map<std::string, JournalEntry> failures_;  // search phase: these are skipped
   std::map<std::string, JournalEntry> confirm_failures_;
   std::vector<RefutedCulprit> refuted_;
-  std::set<std::string> judged_merge_bases_;  // whose verdict is journaled
+  std::map<std::string, VerdictKind> merge_base_verdicts_;  // journaled
   std::string aborted_;
   int sequence_ = 0;
 };
