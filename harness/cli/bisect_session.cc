@@ -106,12 +106,11 @@ std::optional<PhaseTimings> search(CommandContext& context, const Repository& re
   const Scenario& scenario = context.scenario;
   auto strategy =
       make_strategy(request.strategy, scenario.bisect, input.metric, request.confidence);
-  const std::string metric = metric_key(input.metric);
   // A session killed here (Ctrl-C, kill -9) stays "running" and resumes from its journal.
   if (scenario.vm.runner == RunnerKind::kSim) {
     SimMeasurer model(*input.graph, input.good, scenario.sim);
     StoredSimMeasurer measurer(model, context.store, scenario, session.id);
-    StoreJournal journal(context.store, context.events, measurer, session.id, metric);
+    StoreJournal journal(context.store, context.events, measurer, session.id);
     input.revert = [&](const std::string& base, const std::string& commit) {
       return model.revert(base, commit);
     };
@@ -119,8 +118,9 @@ std::optional<PhaseTimings> search(CommandContext& context, const Repository& re
     return std::nullopt;
   }
   CommitMeasurer kernels(scenario, context.store, context.events, scenario.workdir);
-  KernelMeasurer measurer(kernels, find_variant(scenario, session_variant(session)), session.id);
-  StoreJournal journal(context.store, context.events, measurer, session.id, metric);
+  KernelMeasurer measurer(kernels, find_variant(scenario, session_variant(session)), context.store,
+                          session.id, metric_key(input.metric));
+  StoreJournal journal(context.store, context.events, measurer, session.id);
   input.revert = [&](const std::string& base, const std::string& commit) {
     RevertPlan plan;
     try {

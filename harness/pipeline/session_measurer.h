@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bisect/session.h"
 #include "bisect/sim_runner.h"
@@ -20,26 +21,42 @@ namespace kbisect {
 // How the session sees a run's outcome.
 MeasureStatus status_of(Outcome outcome);
 
+// A run that a killed process stored but did not journal answers the resumed session's first
+// request for its commit: the resumed session's state is the journal's, so that is the
+// measurement it asks for next, in the phase it was taken for; the run is neither lost nor
+// taken twice.
 class StoringMeasurer : public Measurer {
  public:
+  // `metric_key`: the metric a stored run's value is read from (store/metrics.h).
+  StoringMeasurer(Store& store, int64_t session_id, const std::string& metric_key);
+
+  Measurement measure(const MeasureRequest& request) final;
   // The run row of the last measure() call; none for an identical image.
   std::optional<int64_t> last_run_id() const { return last_run_id_; }
 
  protected:
+  // A new measurement, stored; sets last_run_id_.
+  virtual Measurement measure_anew(const MeasureRequest& request) = 0;
+
+  Store& store_;
+  const int64_t session_id_;
   std::optional<int64_t> last_run_id_;
+
+ private:
+  std::vector<UnjournaledRun> unjournaled_;
 };
 
 class KernelMeasurer : public StoringMeasurer {
  public:
-  KernelMeasurer(CommitMeasurer& measurer, const Variant* variant, int64_t session_id)
-      : measurer_(measurer), variant_(variant), session_id_(session_id) {}
-
-  Measurement measure(const MeasureRequest& request) override;
+  KernelMeasurer(CommitMeasurer& measurer, const Variant* variant, Store& store, int64_t session_id,
+                 const std::string& metric_key)
+      : StoringMeasurer(store, session_id, metric_key), measurer_(measurer), variant_(variant) {}
 
  private:
+  Measurement measure_anew(const MeasureRequest& request) override;
+
   CommitMeasurer& measurer_;
   const Variant* variant_;
-  int64_t session_id_;
   std::map<std::string, std::string> commit_of_image_;  // image sha256 -> first commit seen
 };
 
@@ -47,13 +64,11 @@ class StoredSimMeasurer : public StoringMeasurer {
  public:
   StoredSimMeasurer(SimMeasurer& sim, Store& store, const Scenario& scenario, int64_t session_id);
 
-  Measurement measure(const MeasureRequest& request) override;
-
  private:
+  Measurement measure_anew(const MeasureRequest& request) override;
+
   SimMeasurer& sim_;
-  Store& store_;
   const Scenario& scenario_;
-  int64_t session_id_;
   std::string config_hash_;
 };
 

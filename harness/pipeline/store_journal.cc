@@ -99,38 +99,11 @@ Verdict store_verdict(VerdictKind kind) {
 }  // namespace
 
 StoreJournal::StoreJournal(Store& store, Events& events, const StoringMeasurer& measurer,
-                           int64_t session_id, std::string metric_key)
-    : store_(store),
-      events_(events),
-      measurer_(measurer),
-      session_id_(session_id),
-      metric_key_(std::move(metric_key)) {
+                           int64_t session_id)
+    : store_(store), events_(events), measurer_(measurer), session_id_(session_id) {
   for (const auto& step : store_.steps_of(session_id_)) {
     step_of_commit_.emplace(step.commit, step.step);
     steps_ = std::max(steps_, step.step);
-  }
-  adopt_unjournaled_runs();
-}
-
-// A process killed between storing a run and journaling it leaves the run without an entry;
-// it happened after every journaled entry, so it is journaled now, at the end.
-void StoreJournal::adopt_unjournaled_runs() {
-  const auto journal = store_.journal_of(session_id_);
-  const Phase phase =
-      !journal.empty() && journal.back().phase == "confirm" ? Phase::kConfirm : Phase::kSearch;
-  for (const auto& run : store_.unjournaled_runs(session_id_, metric_key_)) {
-    JournalEntry entry;
-    entry.phase = phase;
-    entry.commit = run.commit;
-    if (run.value) {
-      entry.kind = JournalEntry::Kind::kSample;
-      entry.value = *run.value;
-    } else {
-      entry.kind = JournalEntry::Kind::kFailure;
-      entry.status = status_of(run.outcome);
-      entry.detail = run.detail;
-    }
-    append_record(entry, run.run_id);
   }
 }
 
@@ -153,13 +126,6 @@ std::optional<int> StoreJournal::step_of(const std::string& commit) const {
 }
 
 void StoreJournal::append(const JournalEntry& entry) {
-  append_record(entry, measurer_.last_run_id());
-  // Right after an entry is committed the session can stop and resume losing nothing; the sim
-  // runner never waits on a process that would notice Ctrl-C, so this is where it does.
-  throw_if_interrupted();
-}
-
-void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_t> run_id) {
   JournalRecord record;
   record.session_id = session_id_;
   record.kind = kind_text(entry.kind);
@@ -170,13 +136,13 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
   switch (entry.kind) {
     case JournalEntry::Kind::kSample:
       record.value = entry.value;
-      record.run_id = run_id;
+      record.run_id = measurer_.last_run_id();
       add_step_once(entry, record.phase);
       events_.emit("sample", {{"commit", entry.commit}, {"value", entry.value}});
       break;
     case JournalEntry::Kind::kFailure:
       record.status = measure_status_name(entry.status);
-      record.run_id = run_id;
+      record.run_id = measurer_.last_run_id();
       add_step_once(entry, record.phase);
       if (entry.phase == Phase::kSearch) {
         VerdictRecord skip;
@@ -234,6 +200,9 @@ void StoreJournal::append_record(const JournalEntry& entry, std::optional<int64_
       break;
   }
   store_.append_journal(record);
+  // Right after an entry is committed the session can stop and resume losing nothing; the sim
+  // runner never waits on a process that would notice Ctrl-C, so this is where it does.
+  throw_if_interrupted();
 }
 
 std::vector<JournalEntry> StoreJournal::replay() const {

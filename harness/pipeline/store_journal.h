@@ -1,8 +1,8 @@
 // The bisection journal (bisect/session.h) in the results database. Each entry is committed
 // the moment it is appended; verdicts also become rows of the verdicts table and a commit's
 // first measurement a step, for `kbisect log` and `kbisect query steps`. The samples
-// themselves are stored by the CommitMeasurer as they are taken; a run that a killed process
-// stored but did not journal any more is picked up by replay(), so none is lost or taken twice.
+// themselves are stored by the measurer as they are taken (session_measurer.h), which also
+// hands a run that a killed process stored but did not journal to the resumed session.
 #pragma once
 
 #include <map>
@@ -19,15 +19,12 @@ namespace kbisect {
 class StoreJournal : public SessionJournal {
  public:
   // `measurer` tells which run a sample or failure entry comes from.
-  StoreJournal(Store& store, Events& events, const StoringMeasurer& measurer, int64_t session_id,
-               std::string metric_key);
+  StoreJournal(Store& store, Events& events, const StoringMeasurer& measurer, int64_t session_id);
 
   void append(const JournalEntry& entry) override;
   std::vector<JournalEntry> replay() const override;
 
  private:
-  void adopt_unjournaled_runs();
-  void append_record(const JournalEntry& entry, std::optional<int64_t> run_id);
   void add_step_once(const JournalEntry& entry, const std::string& role);
   // The step that first measured `commit`; none for a commit measured through an alias.
   std::optional<int> step_of(const std::string& commit) const;
@@ -36,7 +33,6 @@ class StoreJournal : public SessionJournal {
   Events& events_;
   const StoringMeasurer& measurer_;
   int64_t session_id_;
-  std::string metric_key_;
   std::map<std::string, int> step_of_commit_;
   int steps_ = 0;
 };

@@ -7,28 +7,36 @@
 namespace kbisect {
 namespace {
 
-// Stores runs the way the real measurers do, without kernels.
+// Stores runs the way the real measurers do, without kernels: a new measurement is a run with
+// one sample of read.iops = 100 + the request's sequence number.
 class RunWriter : public StoringMeasurer {
  public:
-  RunWriter(Store& store, int64_t session) : store_(store), session_(session) {}
-  Measurement measure(const MeasureRequest&) override { return {}; }
+  RunWriter(Store& store, int64_t session) : StoringMeasurer(store, session, "read.iops") {}
 
   // A stored run of `commit` with one sample of read.iops = value.
   void store_run(const std::string& commit, double value) {
     RunRecord run;
-    run.session_id = session_;
+    run.session_id = session_id_;
     run.commit = commit;
     SampleRecord sample;
-    sample.session_id = session_;
+    sample.session_id = session_id_;
     sample.commit = commit;
     sample.kdio_json = "{}";
     sample.metrics["read.iops"] = value;
     last_run_id_ = store_.insert_run(run, {sample});
   }
 
+  int new_measurements = 0;
+
  private:
-  Store& store_;
-  int64_t session_;
+  Measurement measure_anew(const MeasureRequest& request) override {
+    ++new_measurements;
+    Measurement measurement;
+    measurement.status = MeasureStatus::kOk;
+    measurement.value = 100.0 + request.sequence;
+    store_run(request.commit, measurement.value);
+    return measurement;
+  }
 };
 
 class StoreJournalTest : public testing::Test {
@@ -73,7 +81,7 @@ class StoreJournalTest : public testing::Test {
 
 TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   RunWriter writer(*store_, session_);
-  StoreJournal journal(*store_, events_, writer, session_, "read.iops");
+  StoreJournal journal(*store_, events_, writer, session_);
   writer.store_run("c1", 10);
   JournalEntry first = sample("c1", 10);
   first.candidates_left = 17;
@@ -86,7 +94,7 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   verdict.verdict.ks_vs_bad = 0.6;
   journal.append(verdict);
 
-  auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
+  auto entries = StoreJournal(*store_, events_, writer, session_).replay();
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[0].kind, JournalEntry::Kind::kSample);
   EXPECT_EQ(entries[0].value, 10);
@@ -110,7 +118,7 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
 // belongs to a step that names c1.
 TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
   RunWriter writer(*store_, session_);
-  StoreJournal journal(*store_, events_, writer, session_, "read.iops");
+  StoreJournal journal(*store_, events_, writer, session_);
   writer.store_run("c2", 10);
   journal.append(sample("c2", 10));
   JournalEntry alias;
@@ -128,53 +136,55 @@ TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
   ASSERT_EQ(store_->verdicts_of(session_).size(), 1u);
   EXPECT_EQ(store_->verdicts_of(session_)[0].step, steps[1].step);
   // Replayed, the alias is one entry as before; the step is not added twice.
-  auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
+  auto entries = StoreJournal(*store_, events_, writer, session_).replay();
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(entries[1].kind, JournalEntry::Kind::kAlias);
   EXPECT_EQ(entries[1].detail, "c2");
   EXPECT_EQ(store_->steps_of(session_).size(), 2u);
 }
 
-TEST_F(StoreJournalTest, AdoptsARunStoredByAKilledProcessExactlyOnce) {
-  RunWriter writer(*store_, session_);
+// The process was killed between storing c2's run, the confirmation's first, and journaling
+// it. The resumed session asks for that measurement first and gets the stored run, which is
+// then journaled in the phase it was taken for, once.
+TEST_F(StoreJournalTest, AResumedSessionGetsTheRunAKilledProcessDidNotJournal) {
   {
-    StoreJournal journal(*store_, events_, writer, session_, "read.iops");
-    writer.store_run("c1", 10);
-    journal.append(sample("c1", 10));
-    writer.store_run("c2", 7);  // killed before its journal entry
+    RunWriter writer(*store_, session_);
+    StoreJournal journal(*store_, events_, writer, session_);
+    journal.append(sample("c1", writer.measure({"c1", 0, 0}).value));
+    journal.append(bad_verdict("c1"));
+    writer.measure({"c2", 0, 1});  // killed before its journal entry
   }
-  auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
-  ASSERT_EQ(entries.size(), 2u);
-  EXPECT_EQ(entries[1].commit, "c2");
-  EXPECT_EQ(entries[1].value, 7);
-  // Opening the journal again adopts nothing more.
-  EXPECT_EQ(StoreJournal(*store_, events_, writer, session_, "read.iops").replay().size(), 2u);
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_);
+  EXPECT_EQ(journal.replay().size(), 2u);
+  const Measurement stored = writer.measure({"c2", 0, 1});
+  EXPECT_EQ(writer.new_measurements, 0);
+  EXPECT_EQ(stored.status, MeasureStatus::kOk);
+  EXPECT_EQ(stored.value, 101);
+  JournalEntry confirming = sample("c2", stored.value);
+  confirming.phase = Phase::kConfirm;
+  journal.append(confirming);
+  EXPECT_TRUE(store_->unjournaled_runs(session_, "read.iops").empty());
+  const auto entries = journal.replay();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[2].phase, Phase::kConfirm);
+  EXPECT_EQ(entries[2].value, 101);
+  // The next request for c2 is a new measurement.
+  EXPECT_EQ(writer.measure({"c2", 0, 2}).value, 102);
+  EXPECT_EQ(writer.new_measurements, 1);
 }
 
-// A refuted culprit hands the session back to the search: the reopen entry replays with the
-// parent check, and a run stored after it by a killed process is the search's.
-TEST_F(StoreJournalTest, AfterAReopenAnAdoptedRunIsTheSearchs) {
-  RunWriter writer(*store_, session_);
+// A stored run is the answer to a request for its commit only.
+TEST_F(StoreJournalTest, AStoredRunAnswersOnlyARequestForItsCommit) {
   {
-    StoreJournal journal(*store_, events_, writer, session_, "read.iops");
-    writer.store_run("c1", 10);
-    JournalEntry confirming = sample("c1", 10);
-    confirming.phase = Phase::kConfirm;
-    journal.append(confirming);
-    JournalEntry reopen;
-    reopen.kind = JournalEntry::Kind::kReopen;
-    reopen.commit = "c1";
-    reopen.detail = "not worse than parent c0: -0.59% worse, p = 1";
-    journal.append(reopen);
-    writer.store_run("c2", 7);  // killed before its journal entry
+    RunWriter writer(*store_, session_);
+    writer.measure({"c2", 0, 0});  // killed before its journal entry
   }
-  auto entries = StoreJournal(*store_, events_, writer, session_, "read.iops").replay();
-  ASSERT_EQ(entries.size(), 3u);
-  EXPECT_EQ(entries[1].kind, JournalEntry::Kind::kReopen);
-  EXPECT_EQ(entries[1].commit, "c1");
-  EXPECT_EQ(entries[1].detail, "not worse than parent c0: -0.59% worse, p = 1");
-  EXPECT_EQ(entries[2].commit, "c2");
-  EXPECT_EQ(entries[2].phase, Phase::kSearch);
+  RunWriter writer(*store_, session_);
+  EXPECT_EQ(writer.measure({"c3", 0, 0}).value, 100);
+  EXPECT_EQ(writer.new_measurements, 1);
+  EXPECT_EQ(writer.measure({"c2", 0, 1}).value, 100);
+  EXPECT_EQ(writer.new_measurements, 1);
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ refused_while_held() {
     fail "held: $(cat "$work/held.out")"
   kill "$holder" && wait "$holder" 2>/dev/null || true
 }
-mid_session_kills=0 answered=
+mid_session_kills=0 kills_before_journaling=0 answered=
 for attempt in $(seq 1 100); do
   "$kbisect" --db "$killed_db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
     >"$work/killed.jsonl" 2>"$work/killed.err" &
@@ -87,11 +87,15 @@ for attempt in $(seq 1 100); do
   cat "$work/killed.jsonl" >>"$work/killed-all.jsonl"
   [[ $(count "select status from sessions") == running ]] || continue
   mid_session_kills=$((mid_session_kills + 1))
+  (($(count "select count(*) from runs where id not in (select run_id from journal
+                                                        where run_id is not null)") > 0)) &&
+    kills_before_journaling=$((kills_before_journaling + 1))
   ((mid_session_kills == 1)) && refused_while_held
 done
 [[ -n "$answered" ]] || fail "killed: no run answered in 100 attempts: $(cat "$work/killed.err")"
 ((mid_session_kills >= 2)) || fail "killed: only $mid_session_kills kills landed mid-session"
-echo "killed $mid_session_kills times mid-session, in $attempt runs"
+echo "killed $mid_session_kills times mid-session ($kills_before_journaling between storing a run" \
+  "and journaling it), in $attempt runs"
 cat "$work/killed.jsonl" >>"$work/killed-all.jsonl"
 grep -q "took over lock 'bisect:1' from process" "$work/killed-all.jsonl" ||
   fail "killed: no run took over the killed one's lock"
