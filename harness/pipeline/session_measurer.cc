@@ -63,6 +63,16 @@ Measurement StoringMeasurer::measure(const MeasureRequest& request) {
   return result;
 }
 
+std::map<std::string, std::string> first_commit_of_each_image(Store& store, int64_t session_id) {
+  std::map<std::string, std::string> commit_of_image;
+  for (const RunRecord& run : store.runs_of_session(session_id)) {
+    if (!run.build_id) continue;
+    const std::optional<BuildRecord> build = store.build(*run.build_id);
+    if (build && build->image_sha256) commit_of_image.emplace(*build->image_sha256, run.commit);
+  }
+  return commit_of_image;
+}
+
 Measurement KernelMeasurer::measure_anew(const MeasureRequest& request) {
   Measurement result;
   const KernelImage& kernel = measurer_.kernel(request.commit);

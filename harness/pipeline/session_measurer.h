@@ -46,11 +46,18 @@ class StoringMeasurer : public Measurer {
   std::vector<UnjournaledRun> unjournaled_;
 };
 
+// The first commit of the session's runs with each kernel image (image sha256 -> commit): what
+// a KernelMeasurer had learnt when its process was killed.
+std::map<std::string, std::string> first_commit_of_each_image(Store& store, int64_t session_id);
+
 class KernelMeasurer : public StoringMeasurer {
  public:
   KernelMeasurer(CommitMeasurer& measurer, const Variant* variant, Store& store, int64_t session_id,
                  const std::string& metric_key)
-      : StoringMeasurer(store, session_id, metric_key), measurer_(measurer), variant_(variant) {}
+      : StoringMeasurer(store, session_id, metric_key),
+        measurer_(measurer),
+        variant_(variant),
+        commit_of_image_(first_commit_of_each_image(store, session_id)) {}
 
  private:
   Measurement measure_anew(const MeasureRequest& request) override;

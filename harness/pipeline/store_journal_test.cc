@@ -187,5 +187,31 @@ TEST_F(StoreJournalTest, AStoredRunAnswersOnlyARequestForItsCommit) {
   EXPECT_EQ(writer.new_measurements, 1);
 }
 
+// A resumed KernelMeasurer reports a commit whose image it measured before it was killed as
+// that commit's, as the killed one would have.
+TEST_F(StoreJournalTest, TheFirstCommitOfEachImageIsReadBackFromTheRuns) {
+  auto run_with_image = [&](const std::string& commit, const std::string& image) {
+    BuildRecord build;
+    build.commit = commit;
+    build.tree_id = "tree-" + commit;
+    build.image_sha256 = image;
+    RunRecord run;
+    run.session_id = session_;
+    run.build_id = store_->insert_build(build);
+    run.commit = commit;
+    store_->insert_run(run);
+  };
+  run_with_image("c1", "image-1");
+  run_with_image("c2", "image-2");
+  run_with_image("c3", "image-1");  // by a process that did not know c1's image
+  RunRecord sim_run;
+  sim_run.session_id = session_;
+  sim_run.commit = "c4";
+  store_->insert_run(sim_run);
+  const std::map<std::string, std::string> expected = {{"image-1", "c1"}, {"image-2", "c2"}};
+  EXPECT_EQ(first_commit_of_each_image(*store_, session_), expected);
+  EXPECT_TRUE(first_commit_of_each_image(*store_, session_ + 1).empty());
+}
+
 }  // namespace
 }  // namespace kbisect
