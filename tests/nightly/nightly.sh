@@ -76,16 +76,19 @@ wait_for_lock() {  # prints the pid that holds the lock once there is one
   done
   fail "no nightly took the lock"
 }
-child_of() {  # prints the pid of the first child process of $1, once it has one
+# Prints the pid of a child process of $1 that leads a process group of its own, once there is
+# one. The child moves into its group after the fork: found before, it would have none to kill.
+group_leader_child_of() {
   for _ in $(seq 600); do
     for stat in /proc/[0-9]*/stat; do
       read -r line 2>/dev/null <"$stat" || continue  # no fork per process
-      read -r -a fields <<<"${line##*) }"  # state, ppid, ... after "pid (comm) "
-      if [[ ${fields[1]} == "$1" ]]; then echo "${stat//[^0-9]/}"; return 0; fi
+      read -r -a fields <<<"${line##*) }"  # state, ppid, pgrp, ... after "pid (comm) "
+      local pid=${stat//[^0-9]/}
+      if [[ ${fields[1]} == "$1" && ${fields[2]} == "$pid" ]]; then echo "$pid"; return 0; fi
     done
     sleep 0.1
   done
-  fail "process $1 started no child"
+  fail "process $1 started no child in a process group of its own"
 }
 expect_status() { [[ $status -eq $1 ]] || fail "$2: exit $status, want $1; stdout: $(cat "$work/out"); stderr: $(cat "$work/err")"; }
 
@@ -149,7 +152,7 @@ touch "$work/hold"
 "$kbisect" --db "$db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>&1 &
 killed_pid=$!
 [[ $(wait_for_lock) == "$killed_pid" ]] || fail "the lock is not held by $killed_pid"
-fetch_pid=$(child_of "$killed_pid")
+fetch_pid=$(group_leader_child_of "$killed_pid")
 kill -KILL "$killed_pid"
 kill -KILL -- "-$fetch_pid"
 { wait "$killed_pid"; } 2>/dev/null || true  # bash would say "Killed"
