@@ -1,9 +1,9 @@
 // The bisection state machine: verify the endpoints, search, name the culprit, confirm it
 // (and, once, when the confirmation refutes the culprit: check the endpoints again, and search
-// on or end with no regression). It talks to the world only
-// through a Measurer (commit -> one sample or a classified failure) and a SessionJournal (every
-// sample and verdict, appended as it happens and replayed at start), so a session killed at any
-// moment resumes exactly where it was: no sample lost, none duplicated, same answer.
+// on or end with no regression). It talks to the world only through a Measurer (commit -> one
+// sample or a classified failure) and a SessionJournal (every sample and verdict, appended as
+// it happens and replayed at start), so a session killed at any moment resumes exactly where it
+// was: no sample lost, none duplicated, same answer.
 #pragma once
 
 #include <functional>
