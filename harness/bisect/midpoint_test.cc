@@ -243,19 +243,23 @@ void compare_with_git(uint32_t seed, int size, bool merges, double skip_rate,
 }
 
 TEST(Midpoint, LinearHistoryLikeGit) {
-  for (uint32_t seed = 1; seed <= 3; ++seed) compare_with_git(seed, 20 + 9 * seed, false, 0, {});
+  for (uint32_t seed = 1; seed <= 3; ++seed)
+    ASSERT_NO_FATAL_FAILURE(compare_with_git(seed, 20 + 9 * seed, false, 0, {}));
 }
 
 TEST(Midpoint, MergesLikeGit) {
-  for (uint32_t seed = 10; seed <= 15; ++seed) compare_with_git(seed, 30 + 3 * seed, true, 0, {});
+  for (uint32_t seed = 10; seed <= 15; ++seed)
+    ASSERT_NO_FATAL_FAILURE(compare_with_git(seed, 30 + 3 * seed, true, 0, {}));
 }
 
 TEST(Midpoint, SkipsLikeGit) {
-  for (uint32_t seed = 30; seed <= 37; ++seed) compare_with_git(seed, 40, seed % 2, 0.35, {});
+  for (uint32_t seed = 30; seed <= 37; ++seed)
+    ASSERT_NO_FATAL_FAILURE(compare_with_git(seed, 40, seed % 2, 0.35, {}));
 }
 
 TEST(Midpoint, PathLimitingLikeGit) {
-  for (uint32_t seed = 50; seed <= 52; ++seed) compare_with_git(seed, 30, false, 0.2, {"fs"});
+  for (uint32_t seed = 50; seed <= 52; ++seed)
+    ASSERT_NO_FATAL_FAILURE(compare_with_git(seed, 30, false, 0.2, {"fs"}));
 }
 
 TEST(Midpoint, SmallCases) {

@@ -658,16 +658,16 @@ void resume_after_every_kill(const std::string& strategy_name, bool culprit_draw
 }
 
 TEST(Session, ResumeAfterKillAtEveryMeasurementAdaptive) {
-  resume_after_every_kill("adaptive");
+  ASSERT_NO_FATAL_FAILURE(resume_after_every_kill("adaptive"));
 }
 TEST(Session, ResumeAfterKillAtEveryMeasurementBayes) {
-  resume_after_every_kill("bayes");
+  ASSERT_NO_FATAL_FAILURE(resume_after_every_kill("bayes"));
 }
 TEST(Session, ResumeAfterKillAtEveryMeasurementThroughARefutedCulprit) {
-  resume_after_every_kill("adaptive", true);
+  ASSERT_NO_FATAL_FAILURE(resume_after_every_kill("adaptive", true));
 }
 TEST(Session, ResumeAfterKillAtEveryMeasurementThroughAMergeBase) {
-  resume_after_every_kill("adaptive", false, {fake_id(90)});
+  ASSERT_NO_FATAL_FAILURE(resume_after_every_kill("adaptive", false, {fake_id(90)}));
 }
 
 TEST(Session, EveryStrategyFindsAClearRegression) {

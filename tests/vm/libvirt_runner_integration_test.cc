@@ -68,12 +68,12 @@ void expect_job_result(const RunResult& result) {
 
 TEST_F(LibvirtRunnerTest, ShortJobOnExt4) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
-  expect_job_result(run(scenario));
+  ASSERT_NO_FATAL_FAILURE(expect_job_result(run(scenario)));
 }
 
 TEST_F(LibvirtRunnerTest, ShortJobOnXfs) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kXfs);
-  expect_job_result(run(scenario));
+  ASSERT_NO_FATAL_FAILURE(expect_job_result(run(scenario)));
 }
 
 TEST_F(LibvirtRunnerTest, PanickingKernelIsBootFailed) {

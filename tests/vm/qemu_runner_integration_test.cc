@@ -62,13 +62,13 @@ void expect_job_result(const RunResult& result) {
 TEST_F(QemuRunnerTest, ShortJobOnExt4) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
   RunResult result = run(scenario);
-  expect_job_result(result);
+  ASSERT_NO_FATAL_FAILURE(expect_job_result(result));
   EXPECT_NE(console(result).find("KBISECT-PROGRESS mkfs-done"), std::string::npos);
 }
 
 TEST_F(QemuRunnerTest, ShortJobOnXfs) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kXfs);
-  expect_job_result(run(scenario));
+  ASSERT_NO_FATAL_FAILURE(expect_job_result(run(scenario)));
 }
 
 TEST_F(QemuRunnerTest, PanickingKernelIsBootFailed) {
