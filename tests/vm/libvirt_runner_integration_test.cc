@@ -3,9 +3,6 @@
 // kbisect domain left afterwards.
 #include <gtest/gtest.h>
 
-#include <iostream>
-#include <nlohmann/json.hpp>
-
 #include "tests/vm/vm_test_support.h"
 #include "vm/libvirt_runner.h"
 
@@ -56,15 +53,6 @@ class LibvirtRunnerTest : public ::testing::Test {
   fs::path kernel_;
   fs::path dir_;
 };
-
-void expect_job_result(const RunResult& result) {
-  ASSERT_EQ(outcome_name(result.outcome), std::string("ok")) << result.detail;
-  auto json = nlohmann::json::parse(result.kdio_json);
-  ASSERT_FALSE(json["jobs"].empty());
-  EXPECT_GT(result.workload_seconds, 0);
-  std::cout << fmt::format("boot {:.1f} s, workload {:.1f} s (mkfs, kdio job, result)\n",
-                           result.boot_seconds, result.workload_seconds);
-}
 
 TEST_F(LibvirtRunnerTest, ShortJobOnExt4) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);

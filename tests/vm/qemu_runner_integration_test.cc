@@ -5,8 +5,6 @@
 #include <sys/wait.h>
 
 #include <fstream>
-#include <iostream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/interrupt.h"
@@ -47,17 +45,6 @@ class QemuRunnerTest : public ::testing::Test {
   fs::path kernel_;
   fs::path dir_;
 };
-
-void expect_job_result(const RunResult& result) {
-  ASSERT_EQ(outcome_name(result.outcome), std::string("ok")) << result.detail;
-  auto json = nlohmann::json::parse(result.kdio_json);
-  ASSERT_FALSE(json["jobs"].empty());
-  EXPECT_GT(result.boot_seconds, 0);
-  EXPECT_GT(result.workload_seconds, 0);
-  EXPECT_EQ(result.accel, "tcg");
-  std::cout << fmt::format("boot {:.1f} s, workload {:.1f} s (mkfs, kdio job, result)\n",
-                           result.boot_seconds, result.workload_seconds);
-}
 
 TEST_F(QemuRunnerTest, ShortJobOnExt4) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);

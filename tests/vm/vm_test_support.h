@@ -1,13 +1,16 @@
-// Shared by the VM integration tests: the test kernel, a scenario with a short kdio job,
-// and a check that no VM of a given kbisect process is left.
+// Shared by the VM integration tests: the test kernel, a scenario with a short kdio job, the
+// check of its result, and a check that no VM of a given kbisect process is left.
 #pragma once
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/process.h"
@@ -60,6 +63,18 @@ inline RunnerContext test_context(const fs::path& workdir) {
   context.workdir = workdir;
   context.image.kdio = KBISECT_TEST_KDIO;
   return context;
+}
+
+// A short job's run ended well: kdio's result parsed, both phases timed.
+inline void expect_job_result(const RunResult& result) {
+  ASSERT_EQ(outcome_name(result.outcome), std::string("ok")) << result.detail;
+  auto json = nlohmann::json::parse(result.kdio_json);
+  ASSERT_FALSE(json["jobs"].empty());
+  EXPECT_GT(result.boot_seconds, 0);
+  EXPECT_GT(result.workload_seconds, 0);
+  EXPECT_TRUE(result.accel == "kvm" || result.accel == "tcg") << result.accel;
+  std::cout << fmt::format("boot {:.1f} s, workload {:.1f} s under {} (mkfs, kdio job, result)\n",
+                           result.boot_seconds, result.workload_seconds, result.accel);
 }
 
 // QEMU processes whose command line names a VM of kbisect process `pid`.
