@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts and stops the daemons the libvirt runner needs (virtlogd, libvirtd), for the tests and
 # for `kbisect` itself. `start` creates the users and groups libvirt's qemu driver expects,
-# starts only what is not running and remembers what it started; `stop` stops only that.
+# lets that user open /dev/kvm, starts only what is not running and remembers what it
+# started; `stop` stops only that.
 #   scripts/services.sh start|stop|status
 set -euo pipefail
 
@@ -15,6 +16,18 @@ ensure_accounts() {
   getent group libvirt-qemu >/dev/null || groupadd --system libvirt-qemu
   getent passwd libvirt-qemu >/dev/null ||
     useradd --system --gid libvirt-qemu --groups kvm --no-create-home --shell /usr/sbin/nologin libvirt-qemu
+}
+
+# Debian's udev rules give /dev/kvm to group kvm, mode 0660. Where udev does not run (a
+# container) it stays root's alone: libvirt's QEMU, run as libvirt-qemu, cannot open it, and
+# libvirtd, whose capability probe (as root) saw KVM, probes QEMU again at every lookup: about
+# 50 s before each domain starts instead of none.
+ensure_kvm_access() {
+  [[ -c /dev/kvm ]] || return 0
+  runuser -u libvirt-qemu -- test -r /dev/kvm -a -w /dev/kvm && return 0
+  chgrp kvm /dev/kvm
+  chmod g+rw /dev/kvm
+  echo "services: /dev/kvm given to group kvm (read-write), as udev would"
 }
 
 wait_for_socket() {
@@ -35,6 +48,7 @@ start() {
     command -v "$daemon" >/dev/null || { echo "services: $daemon is not installed; run 'make deps'" >&2; exit 1; }
   done
   ensure_accounts
+  ensure_kvm_access
   mkdir -p "$state_dir" /var/log/libvirt/qemu /run/libvirt /var/lib/libvirt/qemu
   for daemon in "${daemons[@]}"; do
     if running "$daemon"; then continue; fi
