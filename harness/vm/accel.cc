@@ -24,7 +24,8 @@ AccelHost local_accel_host() {
 }
 
 std::string resolve_accel(Accel wanted, const AccelHost& host, const fs::path& cache_file,
-                          const std::function<bool()>& kvm_boots, Events* events) {
+                          const std::function<std::optional<std::string>()>& kvm_probe_failure,
+                          Events* events) {
   if (wanted == Accel::kKvm) return "kvm";
   if (wanted == Accel::kTcg) return "tcg";
   if (!host.kvm_possible) {
@@ -37,11 +38,16 @@ std::string resolve_accel(Accel wanted, const AccelHost& host, const fs::path& c
     if (!cache.is_object()) cache = nlohmann::json::object();
   }
   std::string accel;
-  if (auto known = cache.find(host.key); known != cache.end() && known->is_string()) {
-    accel = known->get<std::string>();
+  std::string why;
+  if (auto known = cache.find(host.key);
+      known != cache.end() && known->is_object() && known->value("accel", "") != "") {
+    accel = known->value("accel", "");
+    why = known->value("why", "");
   } else {
-    accel = kvm_boots() ? "kvm" : "tcg";
-    cache[host.key] = accel;
+    std::optional<std::string> failure = kvm_probe_failure();
+    accel = failure ? "tcg" : "kvm";
+    why = failure.value_or("");
+    cache[host.key] = {{"accel", accel}, {"why", why}};
     fs::create_directories(cache_file.parent_path());
     fs::path temporary = cache_file;
     temporary += fmt::format(".tmp{}", ::getpid());
@@ -50,8 +56,9 @@ std::string resolve_accel(Accel wanted, const AccelHost& host, const fs::path& c
   }
   if (accel == "tcg") {
     warn(events, fmt::format("accel auto: /dev/kvm is present but a kernel did not boot under KVM "
-                             "on this host (probe cached in {}); guests run under TCG",
-                             cache_file.string()));
+                             "on this host ({}); guests run under TCG, much slower (the answer "
+                             "is cached in {}: delete it to probe again)",
+                             why, cache_file.string()));
   }
   return accel;
 }

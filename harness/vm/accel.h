@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "config/scenario.h"
@@ -21,9 +22,11 @@ struct AccelHost {
 // This machine: hostname, qemu-system-x86_64 --version, whether /dev/kvm is usable.
 AccelHost local_accel_host();
 
-// "kvm" or "tcg". `kvm_boots` is the probe: boot a kernel under KVM with a short deadline.
+// "kvm" or "tcg". `kvm_probe_failure` is the probe: boot a kernel under KVM with a short
+// deadline, and say why it did not boot (nothing when it did).
 std::string resolve_accel(Accel wanted, const AccelHost& host,
                           const std::filesystem::path& cache_file,
-                          const std::function<bool()>& kvm_boots, Events* events);
+                          const std::function<std::optional<std::string>()>& kvm_probe_failure,
+                          Events* events);
 
 }  // namespace kbisect

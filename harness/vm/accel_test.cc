@@ -24,9 +24,10 @@ class AccelTest : public ::testing::Test {
   std::string resolve(Accel wanted, const AccelHost& host, bool boots) {
     return resolve_accel(
         wanted, host, cache_,
-        [&] {
+        [&]() -> std::optional<std::string> {
           ++probes_;
-          return boots;
+          if (boots) return std::nullopt;
+          return "no init within 20 s";
         },
         nullptr);
   }
@@ -61,8 +62,16 @@ TEST_F(AccelTest, ProbeAnswerIsCachedPerHostKey) {
 
   std::ifstream in(cache_);
   auto cache = nlohmann::json::parse(in);
-  EXPECT_EQ(cache["nested|qemu 7.2|kvm-device=1"], "tcg");
-  EXPECT_EQ(cache["ordinary|qemu 7.2|kvm-device=1"], "kvm");
+  EXPECT_EQ(cache["nested|qemu 7.2|kvm-device=1"]["accel"], "tcg");
+  EXPECT_EQ(cache["nested|qemu 7.2|kvm-device=1"]["why"], "no init within 20 s");
+  EXPECT_EQ(cache["ordinary|qemu 7.2|kvm-device=1"]["accel"], "kvm");
+}
+
+TEST_F(AccelTest, AnAnswerWithoutItsReasonIsProbedAgain) {
+  std::ofstream(cache_) << R"({"h": "tcg"})";
+  AccelHost host{"h", true};
+  EXPECT_EQ(resolve(Accel::kAuto, host, true), "kvm");
+  EXPECT_EQ(probes_, 1);
 }
 
 TEST_F(AccelTest, DamagedCacheIsProbedAgain) {

@@ -247,7 +247,7 @@ std::string LibvirtBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   }
   return resolve_accel(
       wanted, host, context_.workdir / "accel-cache.json",
-      [&] { return kvm_boots(*this, context_, kernel); }, context_.events);
+      [&] { return kvm_probe_failure(*this, context_, kernel); }, context_.events);
 }
 
 VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, PhaseClock& clock,

@@ -132,7 +132,7 @@ int sweep_stale_qemu(const fs::path& workdir) {
 std::string QemuBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   return resolve_accel(
       wanted, local_accel_host(), context_.workdir / "accel-cache.json",
-      [&] { return kvm_boots(*this, context_, kernel); }, context_.events);
+      [&] { return kvm_probe_failure(*this, context_, kernel); }, context_.events);
 }
 
 VmEnding QemuBackend::boot(const VmPlan& plan, const fs::path& console_log, PhaseClock& clock,

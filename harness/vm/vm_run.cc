@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/events.h"
 #include "common/interrupt.h"
@@ -156,16 +158,21 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
   return result;
 }
 
-bool kvm_boots(VmBackend& backend, const RunnerContext& context,
-               const std::filesystem::path& kernel) {
+std::optional<std::string> kvm_probe_failure(VmBackend& backend, const RunnerContext& context,
+                                             const std::filesystem::path& kernel) {
   std::filesystem::path dir = context.workdir / "accel-probe";
   std::filesystem::create_directories(dir);
   VmSpec quick;
   quick.boot_timeout_seconds = 20;
   PhaseClock clock(quick);
   ConsoleWatch watch;
-  backend.boot(probe_plan(context, kernel, "kvm", dir), dir / "console.log", clock, watch);
-  return watch.init_reached();
+  VmEnding ending =
+      backend.boot(probe_plan(context, kernel, "kvm", dir), dir / "console.log", clock, watch);
+  if (watch.init_reached()) return std::nullopt;
+  if (ending.detail.empty()) return "the guest ended before its init reported in";
+  // One line: libvirt's errors quote QEMU's stderr, lines and all.
+  std::replace(ending.detail.begin(), ending.detail.end(), '\n', ' ');
+  return ending.detail;
 }
 
 }  // namespace kbisect

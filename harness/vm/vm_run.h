@@ -99,10 +99,10 @@ class VmBackend {
   std::map<Accel, std::string> accels_;
 };
 
-// The accel probe: boots `kernel` once under KVM with the probe guest (20 s deadline); true
-// when its init reported in.
-bool kvm_boots(VmBackend& backend, const RunnerContext& context,
-               const std::filesystem::path& kernel);
+// The accel probe: boots `kernel` once under KVM with the probe guest (20 s deadline).
+// Nothing when its init reported in, else why not (QEMU's or libvirt's error, or the deadline).
+std::optional<std::string> kvm_probe_failure(VmBackend& backend, const RunnerContext& context,
+                                             const std::filesystem::path& kernel);
 
 // A whole run through a backend: plan, boot, classify, retry an infra-error once.
 RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
