@@ -1,8 +1,9 @@
 // The bisection state machine: verify the endpoints, search, name the culprit, confirm it
-// (and, once, search on when the confirmation refutes the culprit). It talks to the world only
-// through a Measurer (commit -> one sample or a classified failure) and a SessionJournal (every
-// sample and verdict, appended as it happens and replayed at start), so a session killed at any
-// moment resumes exactly where it was: no sample lost, none duplicated, same answer.
+// (and, once, when the confirmation refutes the culprit: check the endpoints again, and end
+// with no regression or search on). It talks to the world only through a Measurer (commit ->
+// one sample or a classified failure) and a SessionJournal (every sample and verdict, appended
+// as it happens and replayed at start), so a session killed at any moment resumes exactly where
+// it was: no sample lost, none duplicated, same answer.
 #pragma once
 
 #include <functional>
@@ -122,7 +123,8 @@ struct SessionResult {
   // under the commit whose image each shares, which may be another.
   std::vector<std::string> parents;
   std::string revert_commit;
-  std::vector<RefutedCulprit> refuted;  // named before the culprit; the search went on
+  // Named before the culprit (the search went on) or before a no-regression end.
+  std::vector<RefutedCulprit> refuted;
   // Clear host drift in the endpoints' samples (drift.h), e.g. "-3.5% of good at the start per
   // 100 samples (p = 2.1e-09)"; empty when there is none.
   std::string drift;
