@@ -37,13 +37,17 @@ std::string resolve_accel(Accel wanted, const AccelHost& host, const fs::path& c
     cache = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
     if (!cache.is_object()) cache = nlohmann::json::object();
   }
-  std::string accel;
-  std::string why;
-  if (auto known = cache.find(host.key);
-      known != cache.end() && known->is_object() && known->value("accel", "") != "") {
-    accel = known->value("accel", "");
-    why = known->value("why", "");
-  } else {
+  // The file may be damaged or in an older form (a bare "tcg"): an entry that is not
+  // {"accel": "kvm" or "tcg", "why": ...} is probed again.
+  const nlohmann::json known = cache.value(host.key, nlohmann::json::object());
+  auto text = [&](const char* key) {
+    return known.is_object() && known.contains(key) && known[key].is_string()
+               ? known[key].get<std::string>()
+               : std::string();
+  };
+  std::string accel = text("accel");
+  std::string why = text("why");
+  if (accel != "kvm" && accel != "tcg") {
     std::optional<std::string> failure = kvm_probe_failure();
     accel = failure ? "tcg" : "kvm";
     why = failure.value_or("");

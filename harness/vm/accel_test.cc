@@ -67,11 +67,15 @@ TEST_F(AccelTest, ProbeAnswerIsCachedPerHostKey) {
   EXPECT_EQ(cache["ordinary|qemu 7.2|kvm-device=1"]["accel"], "kvm");
 }
 
-TEST_F(AccelTest, AnAnswerWithoutItsReasonIsProbedAgain) {
-  std::ofstream(cache_) << R"({"h": "tcg"})";
-  AccelHost host{"h", true};
-  EXPECT_EQ(resolve(Accel::kAuto, host, true), "kvm");
-  EXPECT_EQ(probes_, 1);
+TEST_F(AccelTest, AnAnswerInAnotherFormIsProbedAgain) {
+  for (const char* entry : {R"("tcg")", R"({"accel": 5})", R"({"accel": "hvf"})"}) {
+    SCOPED_TRACE(entry);
+    std::ofstream(cache_) << fmt::format(R"({{"h": {}}})", entry);
+    AccelHost host{"h", true};
+    probes_ = 0;
+    EXPECT_EQ(resolve(Accel::kAuto, host, true), "kvm");
+    EXPECT_EQ(probes_, 1);
+  }
 }
 
 TEST_F(AccelTest, DamagedCacheIsProbedAgain) {
