@@ -33,8 +33,8 @@ kbisect_unit_test(kdio_worker_test
 target_compile_definitions(kdio_worker_test PRIVATE
   KDIO_TEST_DIR="${CMAKE_CURRENT_BINARY_DIR}/worker_test_files")
 
-# The kdio executable: fully static (it runs alone in a minimal initramfs) and stripped. Not in
-# the Asan build (make test-asan), whose sanitizer runtimes do not link statically and whose
+# The kdio executable: fully static (it runs alone in a minimal initramfs) and stripped, except
+# in the Asan build (make test-asan): the sanitizer runtimes do not link statically, and that
 # kdio only runs on the host, under kdio_main_test.
 add_executable(kdio main.cc)
 target_link_libraries(kdio PRIVATE kdio_core)
