@@ -36,9 +36,10 @@ target_compile_definitions(kdio_worker_test PRIVATE
 # The kdio executable: fully static (it runs alone in a minimal initramfs) and stripped, except
 # in the Asan build (make test-asan): the sanitizer runtimes do not link statically, and that
 # kdio only runs on the host, under kdio_main_test.
+set(kdio_static $<NOT:$<CONFIG:Asan>>)
 add_executable(kdio main.cc)
 target_link_libraries(kdio PRIVATE kdio_core)
-target_link_options(kdio PRIVATE "$<$<NOT:$<CONFIG:Asan>>:-static;-s>")
+target_link_options(kdio PRIVATE "$<${kdio_static}:-static;-s>")
 
 kbisect_unit_test(kdio_main_test
   SOURCES main_test.cc
@@ -46,5 +47,5 @@ kbisect_unit_test(kdio_main_test
 add_dependencies(kdio_main_test kdio)
 target_compile_definitions(kdio_main_test PRIVATE
   KDIO_BINARY="$<TARGET_FILE:kdio>"
-  KDIO_STATIC=$<NOT:$<CONFIG:Asan>>
+  KDIO_STATIC=${kdio_static}
   KDIO_TEST_DIR="${CMAKE_CURRENT_BINARY_DIR}/main_test_files")
