@@ -153,7 +153,7 @@ void check_random_history(unsigned seed, int64_t date_step, int64_t skew, bool l
       EXPECT_THAT(error.what(), HasSubstr("is bad"));
       continue;
     }
-    expect_matches_git(repo, candidates, goods, paths);
+    ASSERT_NO_FATAL_FAILURE(expect_matches_git(repo, candidates, goods, paths));
     std::vector<std::string> args = {"merge-base", "--all", candidates.bad};
     args.insert(args.end(), candidates.goods.begin(), candidates.goods.end());
     std::vector<std::string> expected_bases;
@@ -178,18 +178,21 @@ void check_random_history(unsigned seed, int64_t date_step, int64_t skew, bool l
 }
 
 TEST(Candidates, RandomHistoriesMatchGitRevList) {
-  for (unsigned seed = 1; seed <= 4; ++seed) check_random_history(seed, 60, 0, true);
+  for (unsigned seed = 1; seed <= 4; ++seed)
+    ASSERT_NO_FATAL_FAILURE(check_random_history(seed, 60, 0, true));
 }
 
 TEST(Candidates, RandomHistoriesWithEqualDatesMatchGitRevList) {
-  for (unsigned seed = 11; seed <= 14; ++seed) check_random_history(seed, 0, 0, true);
+  for (unsigned seed = 11; seed <= 14; ++seed)
+    ASSERT_NO_FATAL_FAILURE(check_random_history(seed, 0, 0, true));
 }
 
 // Path limiting is left out here: with skewed dates git decides whether a merge's parent is
 // relevant before the walk has marked it uninteresting, so its TREESAME answer near the good
 // boundary depends on the walk order (candidates.h).
 TEST(Candidates, RandomHistoriesWithClockSkewMatchGitRevList) {
-  for (unsigned seed = 21; seed <= 24; ++seed) check_random_history(seed, 60, 600, false);
+  for (unsigned seed = 21; seed <= 24; ++seed)
+    ASSERT_NO_FATAL_FAILURE(check_random_history(seed, 60, 600, false));
 }
 
 // main:  root - m1 - m2 ------- merge(side) - m3 --------- merge(revert) - m4
