@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/sha256.h"
 
 namespace kbisect {
@@ -19,13 +20,6 @@ void copy_into(const fs::path& from, const fs::path& to) {
   std::error_code error;
   fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
   if (error) fail("cannot copy {} to {}: {}", from.string(), to.string(), error.message());
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) fail("cannot write {}: {}", path.string(), errno_text(errno));
 }
 
 }  // namespace

@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <boost/process/search_path.hpp>
 #include <chrono>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "build/build_cache.h"
@@ -16,6 +14,7 @@
 #include "build/config_cache.h"
 #include "build/configure.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "common/sha256.h"
 #include "common/unique_fd.h"
@@ -38,21 +37,6 @@ constexpr const char* kCompileCountFile = ".kbisect-compile-count";
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) fail("cannot write {}: {}", path.string(), errno_text(errno));
 }
 
 void check_request(const BuildRequest& request) {
@@ -113,12 +97,12 @@ std::map<std::string, std::string> make_environment(const BuildSpec& spec) {
 // costs Kbuild nothing.
 void install_config(const fs::path& config, const fs::path& object_dir) {
   std::string text = read_file(config);
-  if (read_file(object_dir / ".config") == text) return;
+  if (read_file_if_present(object_dir / ".config") == text) return;
   write_file(object_dir / ".config", text);
 }
 
 int read_compile_count(const fs::path& object_dir) {
-  std::string text = read_file(object_dir / kCompileCountFile);
+  std::string text = read_file_if_present(object_dir / kCompileCountFile).value_or("");
   return text.empty() ? 0 : std::atoi(text.c_str());
 }
 
@@ -148,8 +132,7 @@ void keep_failure(BuildResult& result, const fs::path& cache_root, const std::st
 // into place, marks the kept failure as complete.
 void remember_failure(const BuildResult& result, const fs::path& cache_root) {
   fs::path directory = failure_directory(cache_root, result.cache_key);
-  write_file(directory / "summary.tmp", result.log_tail);
-  fs::rename(directory / "summary.tmp", directory / "summary");
+  write_file_atomically(directory / "summary", result.log_tail);
 }
 
 std::optional<BuildResult> remembered_failure(const fs::path& cache_root, const BuildKey& key) {

@@ -9,10 +9,8 @@
 #include <stdlib.h>
 #include <sys/file.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/error.h"
+#include "common/file.h"
 #include "common/sha256.h"
 #include "common/unique_fd.h"
 
@@ -45,24 +43,13 @@ bzImage:
 	echo '$(CC)|$(KBUILD_BUILD_TIMESTAMP)|$(KBUILD_BUILD_USER)' > $(O)/variables
 )";
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
 class BuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
     char pattern[] = "/tmp/kbisect-builder-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern), nullptr);
     root_ = pattern;
+    fs::create_directories(root_ / "src");
     write_file(root_ / "src/Makefile", kMakefile);
     write_file(root_ / "src/code.c", "int main(void) { return 0; }\n");
     write_file(root_ / "guest.config", "CONFIG_BASE=y\n");

@@ -3,12 +3,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
+#include "common/file.h"
 
 namespace kbisect {
 namespace {
@@ -21,8 +20,8 @@ class ConfigCacheTest : public ::testing::Test {
     char pattern[] = "/tmp/kbisect-config-cache-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern), nullptr);
     root_ = pattern;
-    write(root_ / "fragment.config", "CONFIG_A=y\n");
-    write(root_ / "guest.config", "CONFIG_B=y\n");
+    write_file(root_ / "fragment.config", "CONFIG_A=y\n");
+    write_file(root_ / "guest.config", "CONFIG_B=y\n");
     inputs_ = {"tree1",
                "tinyconfig",
                {root_ / "fragment.config"},
@@ -31,10 +30,6 @@ class ConfigCacheTest : public ::testing::Test {
                "gcc 12\nas 2.40\nld 2.40"};
   }
   void TearDown() override { fs::remove_all(root_); }
-
-  static void write(const fs::path& path, const std::string& text) {
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-  }
 
   fs::path root_;
   ConfigInputs inputs_;
@@ -57,12 +52,12 @@ TEST_F(ConfigCacheTest, EveryInputIsPartOfTheKey) {
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.make_variables.push_back("LOCALVERSION="); }));
   EXPECT_TRUE(differs([](ConfigInputs& i) { i.toolchain = "gcc 13\nas 2.40\nld 2.40"; }));
   // Files count by content, not by name.
-  write(root_ / "guest.config", "CONFIG_B=n\n");
+  write_file(root_ / "guest.config", "CONFIG_B=n\n");
   EXPECT_NE(inputs_.key(), key);
-  write(root_ / "guest.config", "CONFIG_B=y\n");
+  write_file(root_ / "guest.config", "CONFIG_B=y\n");
   fs::copy_file(root_ / "fragment.config", root_ / "copy.config");
   EXPECT_FALSE(differs([&](ConfigInputs& i) { i.fragments = {root_ / "copy.config"}; }));
-  write(root_ / "base.config", "CONFIG_C=y\n");
+  write_file(root_ / "base.config", "CONFIG_C=y\n");
   EXPECT_TRUE(differs([&](ConfigInputs& i) { i.base = (root_ / "base.config").string(); }));
   EXPECT_THROW(differs([&](ConfigInputs& i) { i.fragments = {root_ / "absent.config"}; }), Error);
 }
@@ -79,7 +74,7 @@ TEST_F(ConfigCacheTest, OnlyKconfigSourcesChangeTheDigest) {
   const std::vector<std::string> others = {"fs/ext4/file.c", "README"};
   auto write_tree_file = [&](const std::string& file, const std::string& text) {
     fs::create_directories((tree / file).parent_path());
-    write(tree / file, text);
+    write_file(tree / file, text);
   };
   for (const auto& file : sources) write_tree_file(file, file);
   for (const auto& file : others) write_tree_file(file, file);
@@ -108,14 +103,11 @@ TEST_F(ConfigCacheTest, OnlyKconfigSourcesChangeTheDigest) {
 TEST_F(ConfigCacheTest, StoresAndFindsWholeFiles) {
   ConfigCache cache(root_ / "cache/kconfig");
   EXPECT_EQ(cache.find("k1"), std::nullopt);
-  write(root_ / "final.config", "CONFIG_A=y\nCONFIG_B=y\n");
+  write_file(root_ / "final.config", "CONFIG_A=y\nCONFIG_B=y\n");
   cache.store("k1", root_ / "final.config");
   auto found = cache.find("k1");
   ASSERT_TRUE(found.has_value());
-  std::ifstream in(*found);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_EQ(text.str(), "CONFIG_A=y\nCONFIG_B=y\n");
+  EXPECT_EQ(read_file(*found), "CONFIG_A=y\nCONFIG_B=y\n");
   EXPECT_EQ(cache.find("k2"), std::nullopt);
   int files = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(root_ / "cache/kconfig"))

@@ -2,13 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "build/build_log.h"
 #include "build/kconfig.h"
 #include "build/kconfig_deps.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 
 namespace kbisect {
@@ -16,14 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kArch = "x86";
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read {}: {}", path.string(), errno_text(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Runs one Kconfig make target in the config directory; false (with the log) on failure.
 bool run_kconfig(const ConfigRequest& request, const std::string& target, ConfigResult& result) {
@@ -124,10 +114,7 @@ ConfigResult configure_kernel(const ConfigRequest& request) {
     if (!from_file(change.previous, base_file)) result.warnings.push_back(describe(change));
   }
 
-  std::ofstream out(dot_config, std::ios::binary | std::ios::trunc);
-  out << merged.render();
-  out.close();
-  if (!out) fail("cannot write {}: {}", dot_config.string(), errno_text(errno));
+  write_file(dot_config, merged.render());
   if (!run_kconfig(request, "olddefconfig", result)) return result;
 
   KernelConfig final_config = KernelConfig::load(dot_config.string());

@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/error.h"
+#include "common/file.h"
 
 namespace kbisect {
 namespace {
@@ -82,11 +80,7 @@ KernelConfig KernelConfig::parse(std::string_view text, const std::string& sourc
 }
 
 KernelConfig KernelConfig::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read kernel config {}: {}", path, errno_text(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  return parse(read_file(path), path);
 }
 
 void KernelConfig::set(KconfigEntry entry) {

@@ -2,10 +2,9 @@
 // optionally as one self-contained HTML page with SVG plots.
 #include <fmt/format.h>
 
-#include <fstream>
-
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "report/html_report.h"
 #include "report/report_data.h"
 #include "report/scenario_facts.h"
@@ -37,13 +36,6 @@ int64_t session_id(Store& store, const std::string& text) {
     fail("'{}' is not a session id; give a number (see `kbisect query sessions`) or last", text);
   }
   return id;
-}
-
-void write_file(const std::filesystem::path& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-  out.close();
-  if (!out) fail("cannot write {}; check that its directory exists and is writable", path.string());
 }
 
 int report(const GlobalOptions& globals, const ReportOptions& options) {

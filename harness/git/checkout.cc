@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/unique_fd.h"
 
 namespace kbisect {
@@ -253,14 +254,7 @@ GitTreePtr manifest_tree(const Repository& repo, const fs::path& manifest) {
 }
 
 void write_manifest(const fs::path& manifest, const git_oid& tree_id) {
-  fs::path temporary = manifest;
-  temporary += ".new";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << oid_hex(tree_id) << '\n';
-    if (!out.flush()) fail("cannot write {}; check free space", temporary.string());
-  }
-  fs::rename(temporary, manifest);
+  write_file_atomically(manifest, oid_hex(tree_id) + '\n');
 }
 
 }  // namespace

@@ -3,9 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "git/test_repo.h"
 
@@ -14,22 +13,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write_file(const fs::path& path, const std::string& content) {
+void add_file(const fs::path& path, const std::string& content) {
   fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << content;
+  write_file(path, content);
 }
 
 TEST(RepoBuilder, RepositoryFromDirectoryHoldsEveryFileModeAndLink) {
   TempDir dir;
   fs::path source = dir.path() / "linux";
-  write_file(source / "Makefile", "all:\n");
-  write_file(source / "fs/ext4/file.c", "int x;\n");
-  write_file(source / "scripts/setlocalversion", "#!/bin/sh\n");
+  add_file(source / "Makefile", "all:\n");
+  add_file(source / "fs/ext4/file.c", "int x;\n");
+  add_file(source / "scripts/setlocalversion", "#!/bin/sh\n");
   fs::permissions(source / "scripts/setlocalversion", fs::perms::owner_exec, fs::perm_options::add);
   fs::create_symlink("../fs/ext4/file.c", source / "scripts/link");
-  write_file(source / ".gitignore", "*.o\n");
-  write_file(source / "fs/ext4/file.o", "ignored by .gitignore, still kept\n");
-  write_file(source / ".git/HEAD", "not part of the tree\n");
+  add_file(source / ".gitignore", "*.o\n");
+  add_file(source / "fs/ext4/file.o", "ignored by .gitignore, still kept\n");
+  add_file(source / ".git/HEAD", "not part of the tree\n");
   fs::create_directories(source / "empty");
 
   fs::path repo_path = dir.path() / "linux.git";

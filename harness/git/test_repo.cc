@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
-#include <fstream>
-
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 
 namespace kbisect {
@@ -50,9 +49,7 @@ std::string TestRepo::git(const std::vector<std::string>& args) const {
 void TestRepo::write(const std::string& path, const std::string& content) const {
   auto file = dir() / path;
   std::filesystem::create_directories(file.parent_path());
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out << content;
-  if (!out) fail("cannot write {}", file.string());
+  write_file(file, content);
 }
 
 void TestRepo::remove(const std::string& path) const {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/file.h"
 #include "common/local_process.h"
 #include "common/process.h"
 #include "vm/vm_run.h"
@@ -53,10 +54,7 @@ std::string resolve_accel(Accel wanted, const AccelHost& host, const fs::path& c
     why = failure.value_or("");
     cache[host.key] = {{"accel", accel}, {"why", why}};
     fs::create_directories(cache_file.parent_path());
-    fs::path temporary = cache_file;
-    temporary += fmt::format(".tmp{}", ::getpid());
-    std::ofstream(temporary) << cache.dump(2) << '\n';
-    fs::rename(temporary, cache_file);
+    write_file_atomically(cache_file, cache.dump(2) + '\n');
   }
   if (accel == "tcg") {
     warn(events, fmt::format("accel auto: /dev/kvm is present but a kernel did not boot under KVM "

@@ -1,14 +1,13 @@
 #include "vm/initramfs.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "common/sha256.h"
 #include "vm/cpio.h"
@@ -19,26 +18,6 @@ namespace {
 
 // Bump when the layout of the image changes in a way the inputs do not show.
 constexpr std::string_view kRecipeVersion = "kbisect-initramfs-1";
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read {}: {}", path.string(), errno_text(errno));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
-void write_file_atomically(const fs::path& path, std::string_view contents) {
-  fs::create_directories(path.parent_path());
-  fs::path temporary = path;
-  temporary += fmt::format(".tmp{}", ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    if (!out.flush()) fail("cannot write {}: {}", temporary.string(), errno_text(errno));
-  }
-  fs::rename(temporary, path);
-}
 
 // A host file and where it goes in the image.
 struct ImageFile {
@@ -154,6 +133,7 @@ fs::path base_initramfs(const GuestImageInputs& inputs, const fs::path& cache_di
 
   CpioWriter cpio;
   for (const auto& file : files) cpio.file(file.image_path, read_file(file.host_path), file.mode);
+  fs::create_directories(image.parent_path());
   write_file_atomically(image, cpio.finish());
   return image;
 }
@@ -211,6 +191,7 @@ void write_run_initramfs(const fs::path& base, const GuestRun& run, const fs::pa
   // Two archives back to back: the kernel unpacks both, the second on top of the first.
   std::string image = read_file(base);
   image += cpio.finish();
+  fs::create_directories(output.parent_path());
   write_file_atomically(output, image);
 }
 

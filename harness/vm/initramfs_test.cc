@@ -3,10 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "vm/cpio.h"
 
@@ -27,17 +25,6 @@ class TempDir {
   fs::path path_;
 };
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write(const fs::path& path, std::string_view text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 // GNU cpio reads back what the writer made: the format is right, not just self-consistent.
 TEST(Cpio, GnuCpioExtractsTheArchive) {
   TempDir dir;
@@ -45,13 +32,13 @@ TEST(Cpio, GnuCpioExtractsTheArchive) {
   cpio.file("a/b/c.txt", "hello", 0640);
   cpio.file("a/odd", std::string(5, '\0'), 0755);
   cpio.symlink("a/link", "b/c.txt");
-  write(dir.path() / "image.cpio", cpio.finish());
+  write_file(dir.path() / "image.cpio", cpio.finish());
   fs::create_directory(dir.path() / "out");
   ProcessOptions options;
   options.working_directory = dir.path() / "out";
   run_checked({"cpio", "-id", "--quiet", "-F", (dir.path() / "image.cpio").string()}, options);
-  EXPECT_EQ(slurp(dir.path() / "out/a/b/c.txt"), "hello");
-  EXPECT_EQ(slurp(dir.path() / "out/a/link"), "hello");
+  EXPECT_EQ(read_file(dir.path() / "out/a/b/c.txt"), "hello");
+  EXPECT_EQ(read_file(dir.path() / "out/a/link"), "hello");
   EXPECT_EQ(fs::file_size(dir.path() / "out/a/odd"), 5u);
   EXPECT_EQ(fs::status(dir.path() / "out/a/odd").permissions() & fs::perms::owner_exec,
             fs::perms::owner_exec);
@@ -92,8 +79,8 @@ TEST(RunEnv, ValuesAreQuotedForTheShell) {
 
   // The shell reads back exactly the values given.
   TempDir dir;
-  write(dir.path() / "run.env",
-        env + "printf '%s|%s|%s' \"$EVIL\" \"$BS\" \"$KBISECT_MOUNT_OPTIONS\"\n");
+  write_file(dir.path() / "run.env",
+             env + "printf '%s|%s|%s' \"$EVIL\" \"$BS\" \"$KBISECT_MOUNT_OPTIONS\"\n");
   EXPECT_EQ(run_checked({"sh", (dir.path() / "run.env").string()}),
             "'; reboot -f; '|4k|noatime,logbsize=256k");
 }
@@ -129,7 +116,7 @@ TEST(Initramfs, BaseImageIsCachedAndHoldsToolsWithTheirLibraries) {
   TempDir dir;
   GuestImageInputs inputs;
   inputs.kdio = dir.path() / "kdio";
-  write(inputs.kdio, "#!/bin/sh\nstand-in for kdio\n");
+  write_file(inputs.kdio, "#!/bin/sh\nstand-in for kdio\n");
   fs::path image = base_initramfs(inputs, dir.path());
   auto first_write = fs::last_write_time(image);
   EXPECT_EQ(base_initramfs(inputs, dir.path()), image);
@@ -142,18 +129,18 @@ TEST(Initramfs, BaseImageIsCachedAndHoldsToolsWithTheirLibraries) {
     EXPECT_NE(listing.find(expected), std::string::npos) << expected;
   }
   // Another kdio is another image.
-  write(inputs.kdio, "#!/bin/sh\nanother stand-in\n");
+  write_file(inputs.kdio, "#!/bin/sh\nanother stand-in\n");
   EXPECT_NE(base_initramfs(inputs, dir.path()), image);
 }
 
 TEST(Initramfs, RunImageAppendsParametersAndJobs) {
   TempDir dir;
-  write(dir.path() / "base.cpio", [] {
+  write_file(dir.path() / "base.cpio", [] {
     CpioWriter cpio;
     cpio.file("init", "#!/bin/sh\n", 0755);
     return cpio.finish();
   }());
-  write(dir.path() / "randread.fio", "[randread]\nrw=randread\n");
+  write_file(dir.path() / "randread.fio", "[randread]\nrw=randread\n");
   GuestRun run;
   run.job_files = {dir.path() / "randread.fio"};
   write_run_initramfs(dir.path() / "base.cpio", run, dir.path() / "run.cpio");
@@ -161,11 +148,13 @@ TEST(Initramfs, RunImageAppendsParametersAndJobs) {
   ProcessOptions options;
   options.working_directory = dir.path() / "out";
   // GNU cpio stops at the first trailer; the kernel reads on. Skip the base to check the rest.
-  std::string both = slurp(dir.path() / "run.cpio");
-  write(dir.path() / "second.cpio", both.substr(fs::file_size(dir.path() / "base.cpio")));
+  std::string both = read_file(dir.path() / "run.cpio");
+  write_file(dir.path() / "second.cpio", both.substr(fs::file_size(dir.path() / "base.cpio")));
   run_checked({"cpio", "-id", "--quiet", "-F", (dir.path() / "second.cpio").string()}, options);
-  EXPECT_EQ(slurp(dir.path() / "out/kbisect/jobs/01-randread.fio"), "[randread]\nrw=randread\n");
-  EXPECT_NE(slurp(dir.path() / "out/kbisect/run.env").find("KBISECT_FS=ext4"), std::string::npos);
+  EXPECT_EQ(read_file(dir.path() / "out/kbisect/jobs/01-randread.fio"),
+            "[randread]\nrw=randread\n");
+  EXPECT_NE(read_file(dir.path() / "out/kbisect/run.env").find("KBISECT_FS=ext4"),
+            std::string::npos);
 
   GuestRun no_jobs;
   EXPECT_THROW(write_run_initramfs(dir.path() / "base.cpio", no_jobs, dir.path() / "x.cpio"),

@@ -3,10 +3,8 @@
 #include <sched.h>
 #include <signal.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "vm/accel.h"
 
@@ -21,16 +19,9 @@ std::string option_value(const fs::path& path) {
   return text;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 int read_pid(const fs::path& pidfile) {
   try {
-    return std::stoi(read_text(pidfile));
+    return std::stoi(read_file(pidfile));
   } catch (const std::exception&) {
     return 0;
   }
@@ -46,7 +37,7 @@ size_t pin_vcpus(int qemu_pid, const std::vector<int>& host_cpus) {
   size_t pinned = 0;
   std::error_code error;
   for (const auto& task : fs::directory_iterator(fmt::format("/proc/{}/task", qemu_pid), error)) {
-    std::string comm = read_text(task.path() / "comm");
+    std::string comm = read_file_if_present(task.path() / "comm").value_or("");
     int vcpu = -1;
     if (std::sscanf(comm.c_str(), "CPU %d/", &vcpu) != 1 || vcpu < 0 ||
         vcpu >= static_cast<int>(host_cpus.size())) {
@@ -119,7 +110,7 @@ int sweep_stale_qemu(const fs::path& workdir) {
     if (owner == 0 || process_alive(owner)) continue;
     int qemu = read_pid(entry.path());
     // Only a process that is this VM's QEMU: its command line names the VM.
-    std::string cmdline = read_text(fmt::format("/proc/{}/cmdline", qemu));
+    std::string cmdline = read_file_if_present(fmt::format("/proc/{}/cmdline", qemu)).value_or("");
     if (qemu > 0 && cmdline.find(name + ",debug-threads=on") != std::string::npos &&
         ::kill(qemu, SIGKILL) == 0) {
       ++killed;

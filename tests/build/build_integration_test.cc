@@ -8,11 +8,11 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "build/builder.h"
 #include "build/kconfig.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "common/sha256.h"
 #include "git/checkout.h"
@@ -28,17 +28,6 @@ const fs::path kKernelDir = KBISECT_TEST_KERNEL_DIR;  // tests/kernel's output
 const fs::path kSource = kKernelDir / "work/src";
 const fs::path kCache = KBISECT_TEST_CACHE_DIR;
 constexpr const char* kEditedFile = "fs/ext4/file.c";
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
 
 // The history's base, the pristine Debian tree.
 std::string base_commit() {

@@ -4,9 +4,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "common/file.h"
 #include "common/interrupt.h"
 #include "tests/vm/vm_test_support.h"
 #include "vm/qemu_runner.h"
@@ -35,12 +33,7 @@ class QemuRunnerTest : public ::testing::Test {
     return runner.run(request);
   }
 
-  std::string console(const RunResult& result) {
-    std::ifstream in(result.console_log);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
+  std::string console(const RunResult& result) { return read_file(result.console_log); }
 
   fs::path kernel_;
   fs::path dir_;
@@ -139,10 +132,9 @@ TEST_P(QemuSignalTest, SignalMidRunLeavesNoQemu) {
   // Wait for the guest to report in, then stop the kbisect process.
   fs::path log = dir_ / "logs" / "console-1.log";
   for (int i = 0; i < 600; ++i) {
-    std::ifstream in(log);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (text.str().find("KBISECT-PROGRESS init") != std::string::npos) break;
+    if (read_file_if_present(log).value_or("").find("KBISECT-PROGRESS init") != std::string::npos) {
+      break;
+    }
     ::usleep(100000);
   }
   EXPECT_NE(qemu_processes_of(child), "");

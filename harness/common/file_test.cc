@@ -1,0 +1,60 @@
+#include "common/file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "common/error.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class FileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/kbisect-file-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+};
+
+TEST_F(FileTest, WrittenBytesReadBackExactly) {
+  const std::string bytes("line\n\0binary\r\n", 14);
+  write_file(dir_ / "f", bytes);
+  EXPECT_EQ(read_file(dir_ / "f"), bytes);
+  write_file(dir_ / "f", "");
+  EXPECT_EQ(read_file(dir_ / "f"), "");
+  EXPECT_EQ(read_file_if_present(dir_ / "f"), "");
+}
+
+TEST_F(FileTest, MissingFileIsAnErrorThatNamesItOrNothingIfPresentAsked) {
+  try {
+    read_file(dir_ / "absent");
+    FAIL() << "read_file of a missing file returned";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr((dir_ / "absent").string()));
+    EXPECT_THAT(error.what(), HasSubstr("No such file"));
+  }
+  EXPECT_EQ(read_file_if_present(dir_ / "absent"), std::nullopt);
+}
+
+TEST_F(FileTest, WriteIntoMissingDirectoryIsAnError) {
+  EXPECT_THROW(write_file(dir_ / "no/such/dir/f", "x"), Error);
+  EXPECT_THROW(write_file_atomically(dir_ / "no/such/dir/f", "x"), Error);
+}
+
+TEST_F(FileTest, AtomicWriteReplacesTheFileAndLeavesNothingElse) {
+  write_file(dir_ / "f", "old contents, longer than the new");
+  write_file_atomically(dir_ / "f", "new");
+  EXPECT_EQ(read_file(dir_ / "f"), "new");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+}  // namespace
+}  // namespace kbisect
