@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include <sstream>
 
 #include "common/process.h"
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -21,12 +21,9 @@ namespace {
 class Repo {
  public:
   Repo() {
-    char pattern[] = "/tmp/kbisect-midpoint-XXXXXX";
-    dir_ = mkdtemp(pattern);
     git({"init", "-q"});
     git({"symbolic-ref", "HEAD", "refs/heads/master"});
   }
-  ~Repo() { std::filesystem::remove_all(dir_); }
 
   std::string git(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
     args.insert(args.begin(), "git");
@@ -68,7 +65,8 @@ class Repo {
 
  private:
   std::string index_file() const { return (dir_ / "test-index").string(); }
-  std::filesystem::path dir_;
+  TempDir temp_;
+  const std::filesystem::path dir_ = temp_.path();
   std::string tree_;
   int count_ = 0;
 };

@@ -1,13 +1,13 @@
 #include "build/build_cache.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
 
 #include "common/sha256.h"
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -17,14 +17,10 @@ namespace fs = std::filesystem;
 class BuildCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/kbisect-cache-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    root_ = pattern;
     write(root_ / "bzImage", "kernel image bytes");
     write(root_ / "config", "CONFIG_A=y\n");
     write(root_ / "build.log", "  CC      a.o\n");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   static void write(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
@@ -36,7 +32,8 @@ class BuildCacheTest : public ::testing::Test {
                        12.5);
   }
 
-  fs::path root_;
+  TempDir temp_;
+  const fs::path root_ = temp_.path();
   BuildKey key_{"tree1", "confighash", "gcc (Debian 12.2.0-14) 12.2.0"};
 };
 

@@ -6,12 +6,12 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/file.h>
 
 #include "common/error.h"
 #include "common/file.h"
 #include "common/sha256.h"
+#include "common/temp_dir.h"
 #include "common/unique_fd.h"
 
 namespace kbisect {
@@ -46,9 +46,6 @@ bzImage:
 class BuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/kbisect-builder-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    root_ = pattern;
     fs::create_directories(root_ / "src");
     write_file(root_ / "src/Makefile", kMakefile);
     write_file(root_ / "src/code.c", "int main(void) { return 0; }\n");
@@ -61,9 +58,9 @@ class BuilderTest : public ::testing::Test {
     request_.object_dir = root_ / "obj";
     request_.guest_configs = {root_ / "guest.config"};
   }
-  void TearDown() override { fs::remove_all(root_); }
 
-  fs::path root_;
+  TempDir temp_;
+  const fs::path root_ = temp_.path();
   BuildRequest request_;
   Builder builder_;
 };

@@ -1,13 +1,13 @@
 #include "build/config_cache.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -17,9 +17,6 @@ namespace fs = std::filesystem;
 class ConfigCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/kbisect-config-cache-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    root_ = pattern;
     write_file(root_ / "fragment.config", "CONFIG_A=y\n");
     write_file(root_ / "guest.config", "CONFIG_B=y\n");
     inputs_ = {"tree1",
@@ -29,9 +26,9 @@ class ConfigCacheTest : public ::testing::Test {
                {"CC=ccache gcc"},
                "gcc 12\nas 2.40\nld 2.40"};
   }
-  void TearDown() override { fs::remove_all(root_); }
 
-  fs::path root_;
+  TempDir temp_;
+  const fs::path root_ = temp_.path();
   ConfigInputs inputs_;
 };
 

@@ -2,9 +2,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <fstream>
+
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -47,9 +48,6 @@ TEST(KconfigExpression, UnsupportedOrMalformedIsUnknown) {
 class KconfigTree : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/kbisect-kconfig-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    root_ = pattern;
     write("Kconfig",
           "config MMU\n"
           "\tbool\n"
@@ -84,7 +82,6 @@ class KconfigTree : public ::testing::Test {
     write("arch/arm/Kconfig", "config ARM_ONLY\n\tbool \"arm\"\n");
     write("arch/x86/Kconfig", "config X86_ONLY\n\tbool \"x86\"\n\tdepends on X86\n");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   void write(const std::string& name, const std::string& text) {
     fs::create_directories((root_ / name).parent_path());
@@ -96,7 +93,8 @@ class KconfigTree : public ::testing::Test {
     return explain_missing(root_, "x86", symbols, config_of(config));
   }
 
-  fs::path root_;
+  TempDir temp_;
+  const fs::path root_ = temp_.path();
 };
 
 TEST_F(KconfigTree, NamesTheUnmetDependency) {

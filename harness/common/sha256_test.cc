@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -16,7 +17,8 @@ TEST(Sha256, KnownDigests) {
 }
 
 TEST(Sha256, FileEqualsItsContent) {
-  auto path = std::filesystem::temp_directory_path() / "kbisect-sha256-test";
+  TempDir dir;
+  auto path = dir.path() / "f";
   std::string content(200000, 'x');  // longer than one read buffer
   std::ofstream(path, std::ios::binary) << content;
   EXPECT_EQ(sha256_file_hex(path), sha256_hex(content));

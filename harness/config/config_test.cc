@@ -2,11 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <fstream>
 
 #include "common/error.h"
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -18,13 +18,9 @@ using ::testing::HasSubstr;
 class ConfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "config_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     write("guest.config", "CONFIG_NVME_CORE=y\n");
     write("job.fio", "[randread]\nrw=randread\n");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   void write(const fs::path& name, const std::string& text) {
     fs::create_directories((dir_ / name).parent_path());
@@ -50,7 +46,8 @@ class ConfigTest : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
 };
 
 const char* kMinimal = R"(name: demo

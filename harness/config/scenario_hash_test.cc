@@ -1,9 +1,10 @@
 #include "config/scenario_hash.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <fstream>
+
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -13,17 +14,14 @@ namespace fs = std::filesystem;
 class ScenarioHashTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "hash_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     std::ofstream(dir_ / "job.fio") << "[a]\nrw=read\n";
     scenario_.name = "a";
     scenario_.workload.job_files = {dir_ / "job.fio"};
     scenario_.metrics = {MetricSpec{"read.iops", "", Better::kHigher}};
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  fs::path dir_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
   Scenario scenario_;
 };
 
@@ -37,7 +35,7 @@ TEST_F(ScenarioHashTest, IsStableHex) {
 TEST_F(ScenarioHashTest, IgnoresWhatDoesNotChangeMeasurements) {
   std::string hash = scenario_hash(scenario_);
   Scenario other = scenario_;
-  other.name = "b";
+  other.name = std::string("b");  // not = "b": GCC 12 -Wrestrict misfires there (bug 105651)
   other.database = "/elsewhere.db";
   other.workdir = "/w";
   other.bisect.alpha = 0.2;

@@ -1,26 +1,12 @@
 #include "git/test_repo.h"
 
 #include <fmt/format.h>
-#include <stdlib.h>
 
 #include "common/error.h"
 #include "common/file.h"
 #include "common/process.h"
 
 namespace kbisect {
-
-TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "kbisect-git-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    fail("cannot create a temporary directory {}: {}", pattern, errno_text(errno));
-  }
-  path_ = pattern;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
 
 TestRepo::TestRepo() {
   git({"init", "-q", "-b", "main"});

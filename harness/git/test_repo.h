@@ -8,21 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_dir.h"
+
 namespace kbisect {
-
-// A directory under $TMPDIR removed with everything in it when the object goes.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 class TestRepo {
  public:

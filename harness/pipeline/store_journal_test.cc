@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "common/temp_dir.h"
+
 namespace kbisect {
 namespace {
 
@@ -42,20 +44,11 @@ class RunWriter : public StoringMeasurer {
 class StoreJournalTest : public testing::Test {
  protected:
   void SetUp() override {
-    path_ = std::filesystem::temp_directory_path() /
-            ("kbisect-journal-" + std::to_string(::getpid()) + ".db");
-    std::filesystem::remove(path_);
-    store_.emplace(path_);
+    store_.emplace(temp_.path() / "kbisect.db");
     SessionRecord session;
     session.good_commits = {std::string(40, 'a')};
     session.bad_commit = std::string(40, 'b');
     session_ = store_->create_session(session);
-  }
-  void TearDown() override {
-    store_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) {
-      std::filesystem::remove(path_.string() + suffix);
-    }
   }
 
   JournalEntry sample(const std::string& commit, double value) {
@@ -73,8 +66,8 @@ class StoreJournalTest : public testing::Test {
     return entry;
   }
 
-  std::filesystem::path path_;
-  std::optional<Store> store_;
+  TempDir temp_;
+  std::optional<Store> store_;  // closed before temp_ goes
   int64_t session_ = 0;
   Events events_{Events::Mode::kQuiet};
 };

@@ -2,12 +2,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/error.h"
+#include "common/temp_dir.h"
 #include "store/schema.h"
 #include "store/store.h"
 
@@ -21,9 +21,6 @@ using ::testing::StartsWith;
 class QueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "query_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     db_ = dir_ / "k.db";
     Store store(db_);
     SessionRecord session;
@@ -52,7 +49,6 @@ class QueryTest : public ::testing::Test {
       store.insert_run(run, {sample});
     }
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string query(const std::string& sql, QueryFormat format = QueryFormat::kTable) {
     std::ostringstream out;
@@ -69,7 +65,8 @@ class QueryTest : public ::testing::Test {
     return "no error";
   }
 
-  fs::path dir_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
   fs::path db_;
   int64_t session_ = 0;
 };

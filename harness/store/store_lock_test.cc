@@ -2,11 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/local_process.h"
+#include "common/temp_dir.h"
 #include "store/sqlite.h"
 
 namespace kbisect {
@@ -17,13 +17,7 @@ using ::testing::HasSubstr;
 
 class StoreLockTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "store_lock_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    db_path_ = dir_ / "k.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { db_path_ = dir_ / "k.db"; }
 
   // The lock's row as the database has it: "pid@host", or "" when there is none.
   std::string row(const std::string& name) {
@@ -34,7 +28,8 @@ class StoreLockTest : public ::testing::Test {
     return fmt::format("{}@{}", query.int64(0), query.text(1));
   }
 
-  fs::path dir_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
   fs::path db_path_;
 };
 

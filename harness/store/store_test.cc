@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/temp_dir.h"
 #include "store/schema.h"
 
 namespace kbisect {
@@ -22,13 +22,7 @@ using ::testing::HasSubstr;
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "store_test.XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    db_path_ = dir_ / "sub/dir/k.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { db_path_ = dir_ / "sub/dir/k.db"; }
 
   // Reads one integer with a plain read-only connection, independent of Store.
   int64_t count(const std::string& sql) {
@@ -38,7 +32,8 @@ class StoreTest : public ::testing::Test {
     return statement.int64(0);
   }
 
-  fs::path dir_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
   fs::path db_path_;
 };
 

@@ -7,19 +7,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/temp_dir.h"
+
 namespace kbisect {
 namespace {
 namespace fs = std::filesystem;
 
 class AccelTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/kbisect-accel-test-XXXXXX";
-    dir_ = ::mkdtemp(pattern);
-    cache_ = dir_ / "accel-cache.json";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Resolves with a probe that answers `boots` and counts its calls.
   std::string resolve(Accel wanted, const AccelHost& host, bool boots) {
     return resolve_accel(
@@ -32,8 +27,9 @@ class AccelTest : public ::testing::Test {
         nullptr);
   }
 
-  fs::path dir_;
-  fs::path cache_;
+  TempDir temp_;
+  const fs::path dir_ = temp_.path();
+  const fs::path cache_ = dir_ / "accel-cache.json";
   int probes_ = 0;
 };
 

@@ -6,24 +6,12 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/process.h"
+#include "common/temp_dir.h"
 #include "vm/cpio.h"
 
 namespace kbisect {
 namespace {
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/kbisect-initramfs-test-XXXXXX";
-    path_ = ::mkdtemp(pattern);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // GNU cpio reads back what the writer made: the format is right, not just self-consistent.
 TEST(Cpio, GnuCpioExtractsTheArchive) {

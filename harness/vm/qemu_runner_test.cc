@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/process.h"
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -100,16 +101,14 @@ TEST(VmName, CarriesThePid) {
 
 TEST(BackingFile, CreatedSparseWithItsSizeAndCacheModeChecked) {
   DeviceSpec device;
-  char pattern[] = "/var/tmp/kbisect-backing-XXXXXX";
-  std::filesystem::path dir = ::mkdtemp(pattern);
-  device.image = dir / "sub/nvme.img";
+  TempDir dir("/var/tmp");
+  device.image = dir.path() / "sub/nvme.img";
   device.size_bytes = 1ull << 30;
   EXPECT_EQ(prepare_backing_file(device, nullptr), "none");  // ext4 here: O_DIRECT works
   EXPECT_EQ(std::filesystem::file_size(device.image), 1ull << 30);
   struct stat info {};
   ::stat(device.image.c_str(), &info);
   EXPECT_LT(info.st_blocks * 512, 1 << 20) << "the backing file must be sparse";
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #include "vm/vm_plan.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
 
 #include "common/error.h"
+#include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
@@ -17,8 +17,6 @@ class PassthroughTest : public ::testing::Test {
   static constexpr const char* kPci = "0000:01:00.0";
 
   void SetUp() override {
-    char pattern[] = "/tmp/kbisect-passthrough-test-XXXXXX";
-    root_ = ::mkdtemp(pattern);
     device_ = root_ / "sys/bus/pci/devices" / kPci;
     fs::create_directories(device_);
     fs::create_directories(root_ / "sys/kernel/iommu_groups/7");
@@ -27,7 +25,6 @@ class PassthroughTest : public ::testing::Test {
     fs::create_directories(root_ / "proc");
     std::ofstream(root_ / "proc/mounts") << "/dev/vda / ext4 rw 0 0\n";
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   void bind(const std::string& driver) {
     fs::create_directories(root_ / "sys/bus/pci/drivers" / driver);
@@ -44,7 +41,8 @@ class PassthroughTest : public ::testing::Test {
     }
   }
 
-  fs::path root_;
+  TempDir temp_;
+  const fs::path root_ = temp_.path();
   fs::path device_;
 };
 
