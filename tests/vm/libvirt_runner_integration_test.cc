@@ -26,32 +26,22 @@ std::vector<std::string> kbisect_domains() {
   return names;
 }
 
-class LibvirtRunnerTest : public ::testing::Test {
+class LibvirtRunnerTest : public VmRunnerTest {
  protected:
   void SetUp() override {
-    kernel_ = test_kernel();
-    if (kernel_.empty() || !fs::is_regular_file(kernel_)) GTEST_FAIL() << missing_kernel_message();
+    ASSERT_NO_FATAL_FAILURE(VmRunnerTest::SetUp());
     // QEMU runs as libvirt's qemu user: everything it opens must be reachable for it.
-    dir_ = fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::permissions(dir_, fs::perms::all);
   }
   void TearDown() override {
     EXPECT_EQ(kbisect_domains(), std::vector<std::string>()) << "a kbisect domain was left behind";
-    EXPECT_EQ(qemu_processes_of(::getpid()), "") << "a QEMU process was left behind";
-    if (!HasFailure()) fs::remove_all(dir_);
+    VmRunnerTest::TearDown();
   }
 
   RunResult run(Scenario& scenario) {
     LibvirtRunner runner(test_context(dir_), kUri);
-    RunRequest request;
-    request.kernel_image = kernel_;
-    request.scenario = &scenario;
-    request.log_dir = dir_ / "logs";
-    return runner.run(request);
+    return VmRunnerTest::run(runner, scenario);
   }
-
-  fs::path kernel_;
-  fs::path dir_;
 };
 
 TEST_F(LibvirtRunnerTest, ShortJobOnExt4) {

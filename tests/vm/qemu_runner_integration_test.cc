@@ -12,38 +12,19 @@
 namespace kbisect::testing {
 namespace {
 
-class QemuRunnerTest : public ::testing::Test {
+class QemuRunnerTest : public VmRunnerTest {
  protected:
-  void SetUp() override {
-    kernel_ = test_kernel();
-    if (kernel_.empty() || !fs::is_regular_file(kernel_)) GTEST_FAIL() << missing_kernel_message();
-    dir_ = fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  void TearDown() override {
-    EXPECT_EQ(qemu_processes_of(::getpid()), "") << "a QEMU process was left behind";
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
   RunResult run(Scenario& scenario) {
     QemuRunner runner(test_context(dir_));
-    RunRequest request;
-    request.kernel_image = kernel_;
-    request.scenario = &scenario;
-    request.log_dir = dir_ / "logs";
-    return runner.run(request);
+    return VmRunnerTest::run(runner, scenario);
   }
-
-  std::string console(const RunResult& result) { return read_file(result.console_log); }
-
-  fs::path kernel_;
-  fs::path dir_;
 };
 
 TEST_F(QemuRunnerTest, ShortJobOnExt4) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
   RunResult result = run(scenario);
   ASSERT_NO_FATAL_FAILURE(expect_job_result(result));
-  EXPECT_NE(console(result).find("KBISECT-PROGRESS mkfs-done"), std::string::npos);
+  EXPECT_NE(read_file(result.console_log).find("KBISECT-PROGRESS mkfs-done"), std::string::npos);
 }
 
 TEST_F(QemuRunnerTest, ShortJobOnXfs) {

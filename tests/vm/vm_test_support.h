@@ -1,5 +1,6 @@
 // Shared by the VM integration tests: the test kernel, a scenario with a short kdio job, the
-// check of its result, and a check that no VM of a given kbisect process is left.
+// check of its result, a check that no VM of a given kbisect process is left, and the fixture
+// the runners' tests share.
 #pragma once
 
 #include <fmt/format.h>
@@ -83,5 +84,31 @@ inline std::string qemu_processes_of(int pid) {
       run_process({"pgrep", "-af", "--", fmt::format("qemu-system.*kbisect-{}-", pid)});
   return result.exit_code == 0 ? result.output_tail : "";
 }
+
+// A runner's test: fails without the test kernel, works in a fresh directory that is kept
+// (with the guest's console logs) when the test fails, and checks that no QEMU is left.
+class VmRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    kernel_ = test_kernel();
+    if (kernel_.empty() || !fs::is_regular_file(kernel_)) GTEST_FAIL() << missing_kernel_message();
+    dir_ = fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override {
+    EXPECT_EQ(qemu_processes_of(::getpid()), "") << "a QEMU process was left behind";
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  RunResult run(Runner& runner, Scenario& scenario) {
+    RunRequest request;
+    request.kernel_image = kernel_;
+    request.scenario = &scenario;
+    request.log_dir = dir_ / "logs";
+    return runner.run(request);
+  }
+
+  fs::path kernel_;
+  fs::path dir_;
+};
 
 }  // namespace kbisect::testing
