@@ -61,23 +61,36 @@ class WorkerTest : public ::testing::Test {
   fs::path dir_;
 };
 
-void expect_counts(const DirResult& d, uint64_t bytes, uint64_t ios, bool slat) {
-  EXPECT_EQ(d.io_bytes, bytes);
-  EXPECT_EQ(d.total_ios, ios);
-  EXPECT_EQ(d.clat.samples, ios);
-  EXPECT_EQ(d.lat.samples, ios);
-  EXPECT_EQ(d.clat_hist.total(), ios);
-  EXPECT_EQ(d.slat.samples, slat ? ios : 0);
-  if (ios) {
-    EXPECT_GT(d.clat.min, 0u);
-    EXPECT_LE(d.clat.mean, d.lat.mean);
+// Whether a direction did `ios` I/Os of `bytes` in all, each with its latencies recorded.
+::testing::AssertionResult counts_are(const DirResult& d, uint64_t bytes, uint64_t ios, bool slat) {
+  ::testing::AssertionResult failure = ::testing::AssertionFailure();
+  bool ok = true;
+  auto expect = [&](const char* what, uint64_t got, uint64_t want) {
+    if (got == want) return;
+    ok = false;
+    failure << what << " is " << got << ", not " << want << "; ";
+  };
+  expect("io_bytes", d.io_bytes, bytes);
+  expect("total_ios", d.total_ios, ios);
+  expect("clat.samples", d.clat.samples, ios);
+  expect("lat.samples", d.lat.samples, ios);
+  expect("clat_hist.total()", d.clat_hist.total(), ios);
+  expect("slat.samples", d.slat.samples, slat ? ios : 0);
+  if (ios > 0 && d.clat.min == 0) {
+    ok = false;
+    failure << "clat.min is 0; ";
   }
+  if (ios > 0 && d.clat.mean > d.lat.mean) {
+    ok = false;
+    failure << "clat.mean " << d.clat.mean << " exceeds lat.mean " << d.lat.mean << "; ";
+  }
+  return ok ? ::testing::AssertionSuccess() : failure;
 }
 
 TEST_F(WorkerTest, PsyncRandReadDoesEachBlockOfTheFile) {
   JobResult r = run(make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096));
-  expect_counts(r.dir[0], kMiB, 256, false);
-  expect_counts(r.dir[1], 0, 0, false);
+  EXPECT_TRUE(counts_are(r.dir[0], kMiB, 256, false));
+  EXPECT_TRUE(counts_are(r.dir[1], 0, 0, false));
   EXPECT_TRUE(r.finished);
   EXPECT_FALSE(r.interrupted);
 }
@@ -86,7 +99,7 @@ TEST_F(WorkerTest, SyncSequentialWriteWithFsyncEveryFour) {
   Job job = make_job(Engine::kSync, Pattern::kWrite, kMiB, 64 * 1024);
   job.fsync_every = 4;
   JobResult r = run(job);
-  expect_counts(r.dir[1], kMiB, 16, false);
+  EXPECT_TRUE(counts_are(r.dir[1], kMiB, 16, false));
   EXPECT_EQ(r.sync.total_ios, 4u);
   EXPECT_EQ(r.sync.lat.samples, 4u);
 }
@@ -132,7 +145,7 @@ TEST_F(WorkerTest, LibaioRecordsSlat) {
   job.iodepth_batch_submit = 4;
   job.iodepth_batch_complete_max = 8;
   JobResult r = run(job);
-  expect_counts(r.dir[0], 2 * kMiB, 512, true);
+  EXPECT_TRUE(counts_are(r.dir[0], 2 * kMiB, 512, true));
 }
 
 TEST_F(WorkerTest, IoUringMixedWithFixedBuffersAndFiles) {
@@ -151,21 +164,21 @@ TEST_F(WorkerTest, IoUringMixedWithFixedBuffersAndFiles) {
 TEST_F(WorkerTest, IoUringPlain) {
   Job job = make_job(Engine::kIoUring, Pattern::kRead, kMiB, 8192);
   job.iodepth = 4;
-  expect_counts(run(job).dir[0], kMiB, 128, true);
+  EXPECT_TRUE(counts_are(run(job).dir[0], kMiB, 128, true));
 }
 
 TEST_F(WorkerTest, LoopsAndIoSize) {
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
   job.loops = 3;
   job.io_size = kMiB / 2;
-  expect_counts(run(job).dir[0], 3 * kMiB / 2, 384, false);
+  EXPECT_TRUE(counts_are(run(job).dir[0], 3 * kMiB / 2, 384, false));
 }
 
 TEST_F(WorkerTest, ARemainderSmallerThanTheBlockSizeEndsEachLoop) {
   Job job = make_job(Engine::kPsync, Pattern::kRead, kMiB, 64 * 1024);
   job.io_size = 100 * 1024;  // one 64 KiB unit fits, the 36 KiB rest does not
   job.loops = 3;
-  expect_counts(run(job).dir[0], 3 * 64 * 1024, 3, false);
+  EXPECT_TRUE(counts_are(run(job).dir[0], 3 * 64 * 1024, 3, false));
 }
 
 TEST_F(WorkerTest, BlockSizeRangeStaysInRangeAndInTotal) {
@@ -252,11 +265,11 @@ TEST_F(WorkerTest, ProcessesAndThreadsWithStonewallAndGroupReporting) {
   std::vector<ReportEntry> entries = report_entries(jobs.jobs, outcome.results);
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[0].members, 3);
-  expect_counts(entries[0].result.dir[0], 3 * kMiB, 768, false);
+  EXPECT_TRUE(counts_are(entries[0].result.dir[0], 3 * kMiB, 768, false));
   EXPECT_EQ(entries[0].result.dir[0].runtime_ms,
             std::max({outcome.results[0].dir[0].runtime_ms, outcome.results[1].dir[0].runtime_ms,
                       outcome.results[2].dir[0].runtime_ms}));
-  expect_counts(entries[1].result.dir[1], kMiB, 256, false);
+  EXPECT_TRUE(counts_are(entries[1].result.dir[1], kMiB, 256, false));
   EXPECT_EQ(fs::file_size(dir_ / "other"), kMiB);
 }
 
