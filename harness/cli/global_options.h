@@ -3,6 +3,8 @@
 
 #include <filesystem>
 
+#include "common/error.h"
+
 namespace kbisect {
 
 struct GlobalOptions {
@@ -18,6 +20,16 @@ inline std::filesystem::path database_path(const GlobalOptions& globals,
   if (!globals.database.empty()) return globals.database;
   if (!scenario_database.empty()) return scenario_database;
   return "results/kbisect.db";
+}
+
+// The database of a command that reads results and writes none. It must exist: a Store would
+// create an empty one, and the command would answer about nothing.
+inline std::filesystem::path existing_database_path(const GlobalOptions& globals) {
+  std::filesystem::path database = database_path(globals);
+  if (!std::filesystem::exists(database)) {
+    fail("no results database at {}; run a measurement first or pass --db FILE", database.string());
+  }
+  return database;
 }
 
 }  // namespace kbisect

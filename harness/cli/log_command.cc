@@ -20,7 +20,7 @@ void print_mark(const Repository& repo, const std::string& mark, const std::stri
 }
 
 int print_log(const GlobalOptions& globals, int64_t session_id) {
-  Store store(database_path(globals));
+  Store store(existing_database_path(globals));
   auto session = store.session(session_id);
   if (!session || session->kind != SessionKind::kBisect) {
     fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", session_id,

@@ -20,12 +20,7 @@ void add_query_command(CLI::App& app, const GlobalOptions& globals, CommandActio
     action = [&globals, format, words] {
       std::string text;
       for (const auto& word : *words) text += (text.empty() ? "" : " ") + word;
-      const auto database = database_path(globals);
-      if (!std::filesystem::exists(database)) {
-        fail("no results database at {}; run a measurement first or pass --db FILE",
-             database.string());
-      }
-      run_query(database, text, parse_query_format(*format), std::cout);
+      run_query(existing_database_path(globals), text, parse_query_format(*format), std::cout);
       return 0;
     };
   });

@@ -39,13 +39,7 @@ int64_t session_id(Store& store, const std::string& text) {
 }
 
 int report(const GlobalOptions& globals, const ReportOptions& options) {
-  const auto database = database_path(globals);
-  // Store would create a missing database; a report of nothing is a mistake in --db.
-  if (!std::filesystem::exists(database)) {
-    fail("there is no results database at {}; give the one the session is in with --db FILE",
-         database.string());
-  }
-  Store store(database);
+  Store store(existing_database_path(globals));
   ReportData data = load_report_data(store, session_id(store, options.session));
   add_scenario_facts(data);
   fmt::print("{}", text_report(data));

@@ -196,6 +196,15 @@ grep -q "^good and bad do not differ" "$work/drift.out" || fail "drift taken for
 grep -q "^host drift: the endpoints moved by -8[01]% of good at the start per 100 samples" "$work/drift.out" ||
   fail "no host drift line: $(cat "$work/drift.out")"
 
+# The commands that only read results refuse a database that is not there, and make none.
+for command in "log 1" "query sessions" "report last"; do
+  "$kbisect" --db "$work/missing.db" $command >/dev/null 2>"$work/missing.err" &&
+    fail "$command on a missing database succeeded"
+  grep -q "no results database at $work/missing.db" "$work/missing.err" ||
+    fail "$command on a missing database: $(cat "$work/missing.err")"
+done
+[[ ! -e $work/missing.db ]] || fail "a command that only reads created $work/missing.db"
+
 set +e
 "$kbisect" --db "$db" run -c "$work/sim.yaml" --commit "$bad" --git-bisect-run 2>"$work/run.err"
 status=$?
