@@ -34,6 +34,7 @@ const std::vector<std::string> kReproducibleVariables = {
     "KBUILD_BUILD_HOST=kbisect", "KBUILD_BUILD_VERSION=1", "LOCALVERSION="};
 constexpr const char* kImage = "arch/x86/boot/bzImage";
 constexpr const char* kCompileCountFile = ".kbisect-compile-count";
+constexpr const char* kBuildLog = "kbisect-build.log";
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -147,6 +148,60 @@ std::optional<BuildResult> remembered_failure(const fs::path& cache_root, const 
   return result;
 }
 
+ConfigRequest config_request_for(const BuildRequest& request, const fs::path& object_dir,
+                                 std::chrono::seconds timeout) {
+  ConfigRequest config;
+  config.source_dir = fs::absolute(request.source_dir);
+  config.config_dir = object_dir.string() + "-kconfig";
+  config.base = request.kernel.base_config;
+  config.fragments = request.kernel.fragments;
+  config.guest_configs =
+      request.guest_configs.empty() ? guest_configs_for(Scenario{}) : request.guest_configs;
+  config.make_variables = make_variables(request.build);
+  config.environment = make_environment(request.build);
+  config.timeout = timeout;
+  return config;
+}
+
+// `make bzImage` in the object directory, its log in kbisect-build.log there; counts the
+// compiled files into `progress` as they go by.
+ProcessResult run_make(const BuildRequest& request, const ConfigRequest& config,
+                       const fs::path& object_dir, BuildProgress& progress) {
+  const int jobs = request.build.jobs > 0 ? request.build.jobs
+                                          : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> argv = {"make", "-C", config.source_dir.string(),
+                                   "O=" + object_dir.string(), fmt::format("-j{}", jobs)};
+  argv.insert(argv.end(), config.make_variables.begin(), config.make_variables.end());
+  argv.push_back("bzImage");
+  ProcessOptions options;
+  options.log_file = object_dir / kBuildLog;
+  options.extra_environment = config.environment;
+  options.timeout = config.timeout;
+  options.on_line = [&](std::string_view line) {
+    if (!is_compile_line(line)) return;
+    ++progress.compiled;
+    if (request.on_progress) request.on_progress(progress);
+  };
+  ProcessResult run = run_process(argv, options);
+  if (run.timed_out) {
+    fail("building {} timed out after {} s; raise build.timeout_seconds (log: {})",
+         request.commit_id, config.timeout.count(), options.log_file.string());
+  }
+  if (run.term_signal != 0) {
+    fail("make was killed by signal {} (out of memory?); log: {}", run.term_signal,
+         options.log_file.string());
+  }
+  return run;
+}
+
+void take_entry(BuildResult& result, const CachedBuild& entry) {
+  result.outcome = BuildOutcome::kOk;
+  result.image = entry.image;
+  result.image_sha256 = entry.image_sha256;
+  result.config = entry.config;
+  result.log = entry.log;
+}
+
 }  // namespace
 
 int BuildProgress::percent() const {
@@ -229,20 +284,11 @@ BuildResult Builder::build(const BuildRequest& request) {
   BuildCache cache(fs::absolute(request.build.cache_dir));
   const fs::path object_dir = fs::absolute(request.object_dir);
   UniqueFd lock = lock_object_dir(object_dir);
-  const std::chrono::seconds timeout(request.build.timeout_seconds);
+  const ConfigRequest config_request =
+      config_request_for(request, object_dir, std::chrono::seconds(request.build.timeout_seconds));
 
   BuildResult result;
   result.compiler = compiler_version();
-  ConfigRequest config_request;
-  config_request.source_dir = fs::absolute(request.source_dir);
-  config_request.config_dir = object_dir.string() + "-kconfig";
-  config_request.base = request.kernel.base_config;
-  config_request.fragments = request.kernel.fragments;
-  config_request.guest_configs =
-      request.guest_configs.empty() ? guest_configs_for(Scenario{}) : request.guest_configs;
-  config_request.make_variables = make_variables(request.build);
-  config_request.environment = make_environment(request.build);
-  config_request.timeout = timeout;
   const auto config_start = Clock::now();
   ConfigResult config = configure(config_request, cache.root());
   result.config_seconds = seconds_since(config_start);
@@ -258,12 +304,8 @@ BuildResult Builder::build(const BuildRequest& request) {
   const BuildKey key{request.tree_id, result.config_sha256, result.compiler};
   result.cache_key = key.hex();
   if (std::optional<CachedBuild> hit = cache.find(key)) {
-    result.outcome = BuildOutcome::kOk;
+    take_entry(result, *hit);
     result.cache_hit = true;
-    result.image = hit->image;
-    result.image_sha256 = hit->image_sha256;
-    result.config = hit->config;
-    result.log = hit->log;
     result.seconds = seconds_since(start);
     return result;
   }
@@ -278,60 +320,31 @@ BuildResult Builder::build(const BuildRequest& request) {
   }
 
   install_config(config.config, object_dir);
-  const int jobs = request.build.jobs > 0 ? request.build.jobs
-                                          : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::string> argv = {"make", "-C", config_request.source_dir.string(),
-                                   "O=" + object_dir.string(), fmt::format("-j{}", jobs)};
-  std::vector<std::string> variables = make_variables(request.build);
-  argv.insert(argv.end(), variables.begin(), variables.end());
-  argv.push_back("bzImage");
   BuildProgress progress{0, read_compile_count(object_dir)};
-  ProcessOptions options;
-  options.log_file = object_dir / "kbisect-build.log";
-  options.extra_environment = make_environment(request.build);
-  options.timeout = timeout;
-  options.on_line = [&](std::string_view line) {
-    if (!is_compile_line(line)) return;
-    ++progress.compiled;
-    if (request.on_progress) request.on_progress(progress);
-  };
   const auto build_start = Clock::now();
-  ProcessResult run = run_process(argv, options);
+  ProcessResult make = run_make(request, config_request, object_dir, progress);
   result.build_seconds = seconds_since(build_start);
-  if (run.timed_out) {
-    fail("building {} timed out after {} s; raise build.timeout_seconds (log: {})",
-         request.commit_id, timeout.count(), options.log_file.string());
-  }
-  if (run.term_signal != 0) {
-    fail("make was killed by signal {} (out of memory?); log: {}", run.term_signal,
-         options.log_file.string());
-  }
-  std::string log = read_file(options.log_file);
-  if (!run.ok()) {
-    if (std::string machine = machine_failure(log); !machine.empty()) {
-      fail("the kernel build {} (log: {})", machine, options.log_file.string());
+  const fs::path log = object_dir / kBuildLog;
+  if (!make.ok()) {
+    std::string text = read_file(log);
+    if (std::string machine = machine_failure(text); !machine.empty()) {
+      fail("the kernel build {} (log: {})", machine, log.string());
     }
-    keep_failure(result, cache.root(), result.cache_key, options.log_file, object_dir / ".config");
-    result.log_tail = summarize_build_log(log);
+    keep_failure(result, cache.root(), result.cache_key, log, object_dir / ".config");
+    result.log_tail = summarize_build_log(text);
     remember_failure(result, cache.root());
     result.seconds = seconds_since(start);
     return result;
   }
   const fs::path image = object_dir / kImage;
   if (!fs::is_regular_file(image)) {
-    fail("make bzImage succeeded but {} is missing; see {}", image.string(),
-         options.log_file.string());
+    fail("make bzImage succeeded but {} is missing; see {}", image.string(), log.string());
   }
   if (progress.compiled > progress.expected) {
     write_file(object_dir / kCompileCountFile, std::to_string(progress.compiled));
   }
-  CachedBuild entry = cache.store(key, image, object_dir / ".config", options.log_file,
-                                  request.commit_id, result.build_seconds);
-  result.outcome = BuildOutcome::kOk;
-  result.image = entry.image;
-  result.image_sha256 = entry.image_sha256;
-  result.config = entry.config;
-  result.log = entry.log;
+  take_entry(result, cache.store(key, image, object_dir / ".config", log, request.commit_id,
+                                 result.build_seconds));
   result.seconds = seconds_since(start);
   return result;
 }
