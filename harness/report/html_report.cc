@@ -180,7 +180,8 @@ std::string html_report(const ReportData& data) {
     for (const auto& comparison : comparisons) write_comparison_table(out, comparison);
   }
   if (auto confirmation = confirmation_of(data); !confirmation.empty()) {
-    fmt::format_to(out, "<h2>Confirmation</h2>\n");
+    fmt::format_to(out, "<h2>Confirmation</h2>\n<p>The confirmation is {}.</p>\n",
+                   kConfirmationSamples);
     write_facts(out, confirmation);
   }
   if (data.session.kind == SessionKind::kBisect) write_bisection(out, data);

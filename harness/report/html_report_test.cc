@@ -35,6 +35,12 @@ TEST(HtmlReport, IsOneSelfContainedPage) {
   EXPECT_EQ(count(html, "<svg "), count(html, "</svg>"));
 }
 
+TEST(HtmlReport, TheConfirmationSaysWhichSamplesItJudges) {
+  const std::string html = html_report(finished_bisect_report());
+  EXPECT_THAT(html, HasSubstr("<h2>Confirmation</h2>\n<p>The confirmation is on samples taken "
+                              "after the search"));
+}
+
 TEST(HtmlReport, PlotsEverySampleOfEveryTestedCommit) {
   const std::string html = html_report(finished_bisect_report());
   // Per metric: 4 tested commits of the range with 3 samples each (C3 failed, R is no commit

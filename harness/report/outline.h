@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/report_data.h"
@@ -22,6 +23,9 @@ std::vector<Fact> header_of(const ReportData& data);
 
 // A bisection's checks of its culprit, as the session stated them; empty for other kinds.
 std::vector<Fact> confirmation_of(const ReportData& data);
+// Why the confirmation's p of two commits can differ from the comparison table's.
+inline constexpr std::string_view kConfirmationSamples =
+    "on samples taken after the search, unbiased by its choice (the tables pool all samples)";
 
 // One measured commit of a bisection, in the order the search chose it.
 struct PathRow {

@@ -111,7 +111,7 @@ std::string text_report(const ReportData& data) {
     write_comparison(out, comparisons[i]);
   }
   if (auto confirmation = confirmation_of(data); !confirmation.empty()) {
-    fmt::format_to(out, "\nconfirmation:\n");
+    fmt::format_to(out, "\nconfirmation, {}:\n", kConfirmationSamples);
     write_facts(out, confirmation, "  ");
   }
   write_path(out, path_of(data), data);

@@ -33,7 +33,9 @@ TEST(TextReport, ABisectionReadsLikeA0DayMail) {
                               "          1003      ±1%    -19.7%            805      ±1%"
                               "       0.1  read.iops\n"));
   EXPECT_THAT(text, HasSubstr("revert on bad (confirmation)\n"));
-  EXPECT_THAT(text, HasSubstr("  culprit vs parent: worse than parent 111111111111"));
+  EXPECT_THAT(text, HasSubstr("\nconfirmation, on samples taken after the search, unbiased by "
+                              "its choice (the tables pool all samples):\n"
+                              "  culprit vs parent: worse than parent 111111111111"));
   EXPECT_THAT(text, HasSubstr("  revert on bad:     fixes the regression"));
 }
 
