@@ -96,6 +96,19 @@ Verdict store_verdict(VerdictKind kind) {
   return Verdict::kUndecided;
 }
 
+// A verdict as the verdicts table holds it: the smaller of its p-values against either side.
+VerdictRecord verdict_record(const CommitVerdict& v) {
+  VerdictRecord verdict;
+  verdict.verdict = store_verdict(v.kind);
+  verdict.p_mwu = std::min(v.p_vs_good, v.p_vs_bad);
+  verdict.p_ks = std::min(v.ks_vs_good, v.ks_vs_bad);
+  verdict.effect = v.effect;
+  verdict.samples = v.samples;
+  verdict.good_samples = v.good_samples;
+  verdict.bad_samples = v.bad_samples;
+  return verdict;
+}
+
 }  // namespace
 
 StoreJournal::StoreJournal(Store& store, Events& events, const StoringMeasurer& measurer,
@@ -125,6 +138,15 @@ std::optional<int> StoreJournal::step_of(const std::string& commit) const {
   return found->second;
 }
 
+void StoreJournal::add_verdict(VerdictRecord verdict, const std::string& commit,
+                               const std::string& reason) {
+  verdict.session_id = session_id_;
+  verdict.step = step_of(commit);
+  verdict.commit = commit;
+  verdict.reason = reason;
+  store_.add_verdict(verdict);
+}
+
 void StoreJournal::append(const JournalEntry& entry) {
   JournalRecord record;
   record.session_id = session_id_;
@@ -146,12 +168,8 @@ void StoreJournal::append(const JournalEntry& entry) {
       add_step_once(entry, record.phase);
       if (entry.phase == Phase::kSearch) {
         VerdictRecord skip;
-        skip.session_id = session_id_;
-        skip.step = step_of(entry.commit);
-        skip.commit = entry.commit;
         skip.verdict = Verdict::kSkip;
-        skip.reason = record.phase;
-        store_.add_verdict(skip);
+        add_verdict(skip, entry.commit, record.phase);
       }
       events_.note("skip", fmt::format("{} {}: {}", short_id, record.status, entry.detail),
                    {{"commit", entry.commit}, {"status", record.status}});
@@ -165,21 +183,9 @@ void StoreJournal::append(const JournalEntry& entry) {
           fmt::format("{} has the same kernel image as {}", short_id, entry.detail.substr(0, 12)),
           {{"commit", entry.commit}, {"same_as", entry.detail}});
       break;
-    case JournalEntry::Kind::kVerdict: {
+    case JournalEntry::Kind::kVerdict:
       record.verdict_json = verdict_json(entry.verdict).dump();
-      VerdictRecord verdict;
-      verdict.session_id = session_id_;
-      verdict.step = step_of(entry.commit);
-      verdict.commit = entry.commit;
-      verdict.verdict = store_verdict(entry.verdict.kind);
-      verdict.p_mwu = std::min(entry.verdict.p_vs_good, entry.verdict.p_vs_bad);
-      verdict.p_ks = std::min(entry.verdict.ks_vs_good, entry.verdict.ks_vs_bad);
-      verdict.effect = entry.verdict.effect;
-      verdict.samples = entry.verdict.samples;
-      verdict.good_samples = entry.verdict.good_samples;
-      verdict.bad_samples = entry.verdict.bad_samples;
-      verdict.reason = record.phase;
-      store_.add_verdict(verdict);
+      add_verdict(verdict_record(entry.verdict), entry.commit, record.phase);
       events_.note(
           "verdict",
           fmt::format("{} is {} (median {:.1f}% {} than good's, {} samples)", short_id,
@@ -187,7 +193,6 @@ void StoreJournal::append(const JournalEntry& entry) {
                       entry.verdict.effect > 0 ? "worse" : "better", entry.verdict.samples),
           {{"commit", entry.commit}, {"verdict", verdict_name(entry.verdict.kind)}});
       break;
-    }
     case JournalEntry::Kind::kEndpointsOk:
       events_.note("endpoints", "good and bad differ as configured: searching");
       break;

@@ -28,6 +28,8 @@ class StoreJournal : public SessionJournal {
   void add_step_once(const JournalEntry& entry, const std::string& role);
   // The step that first measured `commit`; none for a commit measured through an alias.
   std::optional<int> step_of(const std::string& commit) const;
+  // Stores `verdict` for `commit`, under the commit's step.
+  void add_verdict(VerdictRecord verdict, const std::string& commit, const std::string& reason);
 
   Store& store_;
   Events& events_;
