@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <sstream>
 
 #include "file_layout.h"
 #include "report.h"
@@ -63,12 +64,9 @@ class WorkerTest : public ::testing::Test {
 
 // Whether a direction did `ios` I/Os of `bytes` in all, each with its latencies recorded.
 ::testing::AssertionResult counts_are(const DirResult& d, uint64_t bytes, uint64_t ios, bool slat) {
-  ::testing::AssertionResult failure = ::testing::AssertionFailure();
-  bool ok = true;
+  std::ostringstream wrong;
   auto expect = [&](const char* what, uint64_t got, uint64_t want) {
-    if (got == want) return;
-    ok = false;
-    failure << what << " is " << got << ", not " << want << "; ";
+    if (got != want) wrong << what << " is " << got << ", not " << want << "; ";
   };
   expect("io_bytes", d.io_bytes, bytes);
   expect("total_ios", d.total_ios, ios);
@@ -76,15 +74,12 @@ class WorkerTest : public ::testing::Test {
   expect("lat.samples", d.lat.samples, ios);
   expect("clat_hist.total()", d.clat_hist.total(), ios);
   expect("slat.samples", d.slat.samples, slat ? ios : 0);
-  if (ios > 0 && d.clat.min == 0) {
-    ok = false;
-    failure << "clat.min is 0; ";
-  }
+  if (ios > 0 && d.clat.min == 0) wrong << "clat.min is 0; ";
   if (ios > 0 && d.clat.mean > d.lat.mean) {
-    ok = false;
-    failure << "clat.mean " << d.clat.mean << " exceeds lat.mean " << d.lat.mean << "; ";
+    wrong << "clat.mean " << d.clat.mean << " exceeds lat.mean " << d.lat.mean << "; ";
   }
-  return ok ? ::testing::AssertionSuccess() : failure;
+  if (wrong.str().empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << wrong.str();
 }
 
 TEST_F(WorkerTest, PsyncRandReadDoesEachBlockOfTheFile) {
