@@ -4,8 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
-
+#include "common/file.h"
 #include "common/sha256.h"
 #include "common/temp_dir.h"
 
@@ -24,7 +23,7 @@ class BuildCacheTest : public ::testing::Test {
 
   static void write(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
-    std::ofstream(path) << text;
+    write_file(path, text);
   }
 
   CachedBuild store(BuildCache& cache, const BuildKey& key) {

@@ -3,8 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-
+#include "common/file.h"
 #include "common/temp_dir.h"
 
 namespace kbisect {
@@ -85,7 +84,7 @@ class KconfigTree : public ::testing::Test {
 
   void write(const std::string& name, const std::string& text) {
     fs::create_directories((root_ / name).parent_path());
-    std::ofstream(root_ / name) << text;
+    write_file(root_ / name, text);
   }
 
   std::map<std::string, std::string> explain(const std::vector<std::string>& symbols,

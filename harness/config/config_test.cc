@@ -3,9 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "common/error.h"
+#include "common/file.h"
 #include "common/temp_dir.h"
 
 namespace kbisect {
@@ -24,7 +23,7 @@ class ConfigTest : public ::testing::Test {
 
   void write(const fs::path& name, const std::string& text) {
     fs::create_directories((dir_ / name).parent_path());
-    std::ofstream(dir_ / name) << text;
+    write_file(dir_ / name, text);
   }
 
   Scenario load(const std::string& yaml) {

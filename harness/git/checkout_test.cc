@@ -7,9 +7,9 @@
 
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "git/test_repo.h"
 
@@ -32,12 +32,9 @@ std::map<std::string, std::string> snapshot(const fs::path& dir,
     if (it->is_symlink()) {
       entries[path] = "link " + fs::read_symlink(it->path()).string();
     } else if (it->is_regular_file()) {
-      std::ifstream in(it->path(), std::ios::binary);
-      std::stringstream content;
-      content << in.rdbuf();
       bool executable =
           (fs::status(it->path()).permissions() & fs::perms::owner_exec) != fs::perms::none;
-      entries[path] = std::string("file ") + (executable ? "x " : "- ") + content.str();
+      entries[path] = std::string("file ") + (executable ? "x " : "- ") + read_file(it->path());
     } else if (fs::is_empty(it->path())) {
       entries[path] = "empty directory";  // git never leaves one behind
     }

@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "common/file.h"
 #include "common/sha256.h"
 
 namespace kbisect {
@@ -30,12 +28,7 @@ std::string frame(std::string_view kind, std::string_view payload, std::string_v
 }
 
 std::string testdata(const std::string& name) {
-  std::ifstream in(std::string(KBISECT_SOURCE_DIR "/harness/vm/testdata/") + name,
-                   std::ios::binary);
-  EXPECT_TRUE(in) << name;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_file(std::string(KBISECT_SOURCE_DIR "/harness/vm/testdata/") + name);
 }
 
 const std::string kBoot =
