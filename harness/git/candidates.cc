@@ -207,8 +207,17 @@ Candidates find_candidates(const Repository& repo, const CandidateQuery& query) 
     }
     candidates.graph.nodes.push_back(std::move(node));
   }
-  if (!query.paths.empty())
+  if (!query.paths.empty()) {
     limit_to_paths(repo, query.paths, candidates.goods, commits, index, candidates.graph);
+    const auto& nodes = candidates.graph.nodes;
+    if (std::none_of(nodes.begin(), nodes.end(), [](const auto& n) { return n.touches_paths; })) {
+      fail(
+          "no commit between the good and bad commits touches {}: nothing to test; check the "
+          "paths (git log --oneline {} ^{} -- {})",
+          fmt::join(query.paths, " "), candidates.bad, fmt::join(candidates.goods, " ^"),
+          fmt::join(query.paths, " "));
+    }
+  }
   return candidates;
 }
 
