@@ -56,8 +56,17 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
       ->check(CLI::Range(0.5, 0.9999));
   command->add_option("--paths", request.paths, "only commits touching these paths");
   command->add_option("--variant", request.variant, "workload variant (default: none)");
-  command->add_option("--resume", request.resume, "continue session N")->check(CLI::PositiveNumber);
-  command->add_flag("--fresh", request.fresh, "start a new session even if one answered this");
+  auto* fresh =
+      command->add_flag("--fresh", request.fresh, "start a new session even if one answered this");
+  // A session goes on asking what it was started with: the options that make the question
+  // cannot change on a resume.
+  auto* resume = command->add_option("--resume", request.resume, "continue session N as started")
+                     ->check(CLI::PositiveNumber);
+  for (const char* question :
+       {"--good", "--bad", "--strategy", "--confidence", "--paths", "--variant"}) {
+    resume->excludes(command->get_option(question));
+  }
+  resume->excludes(fresh);
   command->callback([&globals, &action, options] {
     action = [&globals, options] { return bisect(globals, *options); };
   });

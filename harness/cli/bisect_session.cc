@@ -19,24 +19,51 @@
 namespace kbisect {
 namespace {
 
-// The session to continue: --resume N, or an earlier one with the same question (same
-// scenario, endpoints and strategy), unless --fresh. None: start a new one.
+// What a session asks besides its scenario and endpoints, as stored in its options: a request
+// that differs in any of these asks another question (a variant measures another workload).
+nlohmann::json question_options(const BisectRequest& request) {
+  return {{"confidence", request.confidence ? nlohmann::json(*request.confidence) : nullptr},
+          {"paths", request.paths},
+          {"variant", request.variant}};
+}
+
+// The request that started `session`, with its endpoints as the commits it resolved them to.
+BisectRequest request_of(const SessionRecord& session) {
+  const auto options = nlohmann::json::parse(session.options_json);
+  BisectRequest request;
+  request.goods = session.good_commits;
+  request.bad = session.bad_commit;
+  request.strategy = session.strategy;
+  if (options.value("confidence", nlohmann::json()).is_number()) {
+    request.confidence = options["confidence"].get<double>();
+  }
+  request.paths = options.value("paths", std::vector<std::string>{});
+  request.variant = options.value("variant", "");
+  request.resume = session.id;
+  return request;
+}
+
+SessionRecord resumed_session(Store& store, int64_t id) {
+  auto session = store.session(id);
+  if (!session || session->kind != SessionKind::kBisect) {
+    fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", id,
+         store.path().string());
+  }
+  return *session;
+}
+
+// An earlier session that asked the same question (same scenario, endpoints, strategy and
+// options), unless --fresh. None: start a new one.
 std::optional<SessionRecord> earlier_session(Store& store, const BisectRequest& request,
                                              const std::string& config_hash,
                                              const Candidates& candidates) {
-  if (request.resume != 0) {
-    auto session = store.session(request.resume);
-    if (!session || session->kind != SessionKind::kBisect) {
-      fail("there is no bisect session {} in {}; list them with `kbisect query sessions`",
-           request.resume, store.path().string());
-    }
-    return session;
-  }
   if (request.fresh) return std::nullopt;
+  const nlohmann::json options = question_options(request);
   for (auto& session : store.sessions()) {
     if (session.kind == SessionKind::kBisect && session.config_hash == config_hash &&
         session.bad_commit == candidates.bad && session.good_commits == candidates.goods &&
-        session.strategy == request.strategy && session.status != SessionStatus::kAborted) {
+        session.strategy == request.strategy && session.status != SessionStatus::kAborted &&
+        nlohmann::json::parse(session.options_json) == options) {
       return session;
     }
   }
@@ -86,11 +113,7 @@ SessionRecord new_session(CommandContext& context, const BisectRequest& request,
   session.bad_ref = request.bad;
   session.bad_commit = candidates.bad;
   session.strategy = request.strategy;
-  session.options_json = nlohmann::json{
-      {"confidence", request.confidence ? nlohmann::json(*request.confidence) : nlohmann::json()},
-      {"paths", request.paths},
-      {"variant",
-       request.variant}}.dump();
+  session.options_json = question_options(request).dump();
   session.id = context.store.create_session(session);
   std::vector<std::string> ids;
   for (const auto& node : candidates.graph.nodes) ids.push_back(node.id);
@@ -159,21 +182,22 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   const Scenario& scenario = context.scenario;
   Store& store = context.store;
   const std::string config_hash = scenario_hash(scenario);
-
+  // A resumed session goes on asking what it was started with.
+  BisectRequest asked = request;
   std::optional<SessionRecord> earlier;
-  if (request.resume != 0) earlier = earlier_session(store, request, config_hash, {});
-  CandidateQuery query;
-  query.bad = earlier ? earlier->bad_commit : request.bad;
-  query.goods = earlier ? earlier->good_commits : request.goods;
-  query.paths = request.paths;
-  if (query.bad.empty() || query.goods.empty())
+  if (asked.resume != 0) {
+    earlier = resumed_session(store, asked.resume);
+    asked = request_of(*earlier);
+  }
+  if (asked.bad.empty() || asked.goods.empty()) {
     fail("give --good REF and --bad REF, or --resume N");
-  Candidates candidates = find_candidates(repo, query);
-  if (!earlier) earlier = earlier_session(store, request, config_hash, candidates);
+  }
+  Candidates candidates = find_candidates(repo, {asked.bad, asked.goods, asked.paths});
+  if (!earlier) earlier = earlier_session(store, asked, config_hash, candidates);
 
   if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
   BisectRun run;
-  run.session = earlier ? *earlier : new_session(context, request, candidates);
+  run.session = earlier ? *earlier : new_session(context, asked, candidates);
   // One process runs a session at a time: a second one would journal samples the first never
   // sees. A process killed outright leaves the lock behind, and the next run takes it over.
   StoreLock lock(store, fmt::format("bisect:{}", run.session.id));
@@ -203,7 +227,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   input.spec = scenario.bisect;
   input.merge_bases = candidates.untested_merge_bases;
   SessionResult result;
-  run.timings = search(context, repo, request, run.session, input, result);
+  run.timings = search(context, repo, asked, run.session, input, result);
 
   run.result = result_json(run.session.id, result, repo);
   store.finish_session(

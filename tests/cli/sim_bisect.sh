@@ -55,11 +55,12 @@ grep -q '"event":"verdict"' "$work/first.jsonl" || fail "no verdict events in --
 # kill -9 at random points of the same bisection, then the same command again, until one run
 # answers: the answer is the uninterrupted run's to the byte, and no sample is lost or doubled.
 killed_db=$work/killed.db
-count() { # the one value SQL selects in killed.db, 0 before there is one (sqlite3: it is quick)
+count_in() { # DB SQL: the one value SQL selects, 0 before there is one (sqlite3: it is quick)
   local value
-  value=$(sqlite3 "file:$killed_db?mode=ro" "$1" 2>/dev/null) || true
+  value=$(sqlite3 "file:$1?mode=ro" "$2" 2>/dev/null) || true
   echo "${value:-0}"
 }
+count() { count_in "$killed_db" "$1"; }
 journaled() { count "select count(*) from journal where kind = 'sample'"; }
 bisect_killed_db() {
   "$kbisect" --db "$killed_db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad"
@@ -109,6 +110,37 @@ samples=$(grep -o '"samples":[0-9]*' <<<"$result" | cut -d: -f2)
 
 again=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad")
 [[ "$again" == "$result" ]] || fail "the stored session answered differently: $again"
+
+# --resume N goes on asking what session N was started with: a bayes session killed
+# mid-search and resumed with --resume alone answers as it does uninterrupted. On a resume the
+# question cannot change, and a bisection that asks another (here another confidence) is a
+# session of its own, not the stored answer.
+asked=(bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" --strategy bayes --confidence 0.9)
+whole=$("$kbisect" --db "$work/whole.db" --json "${asked[@]}" | tail -n 1)
+for attempt in $(seq 1 50); do
+  rm -f "$work/resumed.db"
+  "$kbisect" --db "$work/resumed.db" --json "${asked[@]}" >/dev/null 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null &&
+    (($(count_in "$work/resumed.db" "select count(*) from journal where kind = 'sample'") < 15)); do
+    sleep 0.01
+  done
+  kill -9 "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  [[ $(count_in "$work/resumed.db" "select status from sessions") == running ]] && break
+done
+[[ $(count_in "$work/resumed.db" "select status from sessions") == running ]] ||
+  fail "resume: no kill landed mid-session in 50 attempts"
+resumed=$("$kbisect" --db "$work/resumed.db" --json bisect -c "$work/sim.yaml" --resume 1 | tail -n 1)
+[[ "$resumed" == "$whole" ]] || fail "resume: answered $resumed, uninterrupted $whole"
+if "$kbisect" --db "$work/resumed.db" bisect -c "$work/sim.yaml" --resume 1 --strategy adaptive \
+  2>"$work/resume.err"; then
+  fail "resume: took another strategy"
+fi
+grep -q "excludes" "$work/resume.err" || fail "resume: $(cat "$work/resume.err")"
+other=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
+  --confidence 0.99 | tail -n 1)
+grep -q '"session":1,' <<<"$other" && fail "another confidence answered from session 1: $other"
 
 "$kbisect" --db "$db" log 1 >"$work/bisect.log"
 git bisect replay "$work/bisect.log" >"$work/replay.out" 2>&1 || { cat "$work/replay.out"; fail "git bisect replay"; }
