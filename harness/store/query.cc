@@ -16,7 +16,8 @@ namespace {
 
 struct Cell {
   int type = SQLITE_NULL;
-  std::string text;
+  std::string text;  // SQLITE_FLOAT: the shortest text that reads back as `real`
+  double real = 0;   // SQLITE_FLOAT: the value (SQLite's own text keeps only 15 digits)
 };
 
 struct ResultSet {
@@ -125,6 +126,9 @@ ResultSet run_guarded(sqlite3* db, std::string_view sql,
       cell.type = sqlite3_column_type(statement.get(), c);
       if (cell.type == SQLITE_BLOB) {
         cell.text = fmt::format("<blob {} bytes>", sqlite3_column_bytes(statement.get(), c));
+      } else if (cell.type == SQLITE_FLOAT) {
+        cell.real = sqlite3_column_double(statement.get(), c);
+        cell.text = fmt::format("{}", cell.real);
       } else if (cell.type != SQLITE_NULL) {
         cell.text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), c));
       }
@@ -136,11 +140,19 @@ ResultSet run_guarded(sqlite3* db, std::string_view sql,
   return result;
 }
 
+// A table is read by a person: six significant digits of a p-value or a mean are plenty (csv
+// and json keep every digit).
+std::string table_text(const Cell& cell) {
+  return cell.type == SQLITE_FLOAT ? fmt::format("{:.6g}", cell.real) : cell.text;
+}
+
 void print_table(const ResultSet& result, std::ostream& out) {
   std::vector<size_t> widths;
   for (const std::string& column : result.columns) widths.push_back(column.size());
   for (const auto& row : result.rows) {
-    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].text.size());
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], table_text(row[c]).size());
+    }
   }
   auto print_row = [&](auto cell_text, auto right_aligned) {
     std::string line;
@@ -157,7 +169,7 @@ void print_table(const ResultSet& result, std::ostream& out) {
   print_row([&](size_t c) { return std::string(widths[c], '-'); }, [](size_t) { return false; });
   for (const auto& row : result.rows) {
     print_row(
-        [&](size_t c) { return row[c].text; },
+        [&](size_t c) { return table_text(row[c]); },
         [&](size_t c) { return row[c].type == SQLITE_INTEGER || row[c].type == SQLITE_FLOAT; });
   }
   out << fmt::format("({} row{})\n", result.rows.size(), result.rows.size() == 1 ? "" : "s");
@@ -193,7 +205,7 @@ void print_json(const ResultSet& result, std::ostream& out) {
       if (cell.type == SQLITE_INTEGER) {
         value = std::stoll(cell.text);
       } else if (cell.type == SQLITE_FLOAT) {
-        value = std::stod(cell.text);
+        value = cell.real;
       } else if (cell.type != SQLITE_NULL) {
         value = cell.text;
       }

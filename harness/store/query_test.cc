@@ -80,6 +80,19 @@ TEST_F(QueryTest, SqlAsTable) {
             "(2 rows)\n");
 }
 
+TEST_F(QueryTest, TableRoundsRealsCsvAndJsonKeepEveryDigit) {
+  const std::string sql = "SELECT 0.00216450216450216 AS p, 9890.2976197598 AS v, 0.1 + 0.2 AS s";
+  EXPECT_EQ(query(sql),
+            "p          v       s\n"
+            "---------  ------  ---\n"
+            "0.0021645  9890.3  0.3\n"
+            "(1 row)\n");
+  EXPECT_EQ(query(sql, QueryFormat::kCsv),
+            "p,v,s\r\n0.00216450216450216,9890.2976197598,0.30000000000000004\r\n");
+  auto rows = nlohmann::json::parse(query(sql, QueryFormat::kJson));
+  EXPECT_EQ(rows[0]["s"].get<double>(), 0.1 + 0.2);
+}
+
 TEST_F(QueryTest, CsvQuotesWhatNeedsQuoting) {
   EXPECT_EQ(query("SELECT 'a,b' AS x, 'say \"hi\"' AS y, NULL AS z, 1.5 AS w", QueryFormat::kCsv),
             "x,y,z,w\r\n\"a,b\",\"say \"\"hi\"\"\",,1.5\r\n");
