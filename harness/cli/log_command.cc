@@ -14,6 +14,19 @@
 namespace kbisect {
 namespace {
 
+// An argument as git's sq_quote writes it into a bisect log; replay reads it back only quoted.
+std::string git_quote(std::string_view argument) {
+  std::string quoted = "'";
+  for (char c : argument) {
+    if (c == '\'' || c == '!') {
+      quoted += fmt::format("'\\{}'", c);
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
 void print_mark(const Repository& repo, const std::string& mark, const std::string& commit) {
   fmt::print("# {}: [{}] {}\n", mark, commit, repo.commit_info(commit).subject);
   fmt::print("git bisect {} {}\n", mark, commit);
@@ -29,7 +42,14 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   Scenario scenario = load_scenario(session->config_path);
   Repository repo = Repository::open(scenario.kernel.repo);
 
-  fmt::print("git bisect start\n");
+  // Path limiting is part of the start, as git logs it: replay then picks the same commits.
+  std::string start = "git bisect start";
+  const auto paths = nlohmann::json::parse(session->options_json).value("paths", nlohmann::json());
+  if (paths.is_array() && !paths.empty()) {
+    start += " '--'";
+    for (const auto& path : paths) start += " " + git_quote(path.get<std::string>());
+  }
+  fmt::print("{}\n", start);
   fmt::print("# status: waiting for both good and bad commits\n");
   print_mark(repo, "bad", session->bad_commit);
   for (const auto& good : session->good_commits) print_mark(repo, "good", good);

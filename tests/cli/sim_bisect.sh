@@ -146,6 +146,16 @@ grep -q '"session":1,' <<<"$other" && fail "another confidence answered from ses
 git bisect replay "$work/bisect.log" >"$work/replay.out" 2>&1 || { cat "$work/replay.out"; fail "git bisect replay"; }
 grep -q "^$planted is the first bad commit" "$work/replay.out" || { cat "$work/replay.out"; fail "replay did not end at $planted"; }
 git bisect reset >/dev/null 2>&1
+# With path limiting the log starts as git's does, so replay considers the same commits.
+limited=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
+  --paths file | tail -n 1)
+session=$(grep -o '"session":[0-9]*' <<<"$limited" | cut -d: -f2)
+"$kbisect" --db "$db" log "$session" >"$work/limited.log"
+[[ $(head -n 1 "$work/limited.log") == "git bisect start '--' 'file'" ]] ||
+  fail "log with --paths starts: $(head -n 1 "$work/limited.log")"
+git bisect replay "$work/limited.log" >"$work/limited.out" 2>&1 || fail "replay: $(cat "$work/limited.out")"
+grep -q "^$planted is the first bad commit" "$work/limited.out" || fail "limited replay: $(cat "$work/limited.out")"
+git bisect reset >/dev/null 2>&1
 
 "$kbisect" --db "$db" query --format csv "select count(*) as n from samples" | tr -d "\r" | tail -n 1 | grep -qE '^[1-9][0-9]*$' ||
   fail "query found no samples"
