@@ -121,17 +121,36 @@ SessionRecord new_session(CommandContext& context, const BisectRequest& request,
   return session;
 }
 
+// What a session measures with, made before the session is stored: a scenario it could not
+// run (an unknown variant, a sim change that names no candidate) then leaves nothing behind.
+struct MeasureSetup {
+  std::optional<SimMeasurer> model;  // runner: sim
+  const Variant* variant = nullptr;  // real kernels: the workload variant (nullptr: the default)
+};
+
+MeasureSetup measure_setup(const Scenario& scenario, const BisectRequest& request,
+                           const Candidates& candidates) {
+  MeasureSetup setup;
+  if (scenario.vm.runner == RunnerKind::kSim) {
+    setup.model.emplace(candidates.graph, candidates.goods.front(), scenario.sim);
+  } else {
+    setup.variant = find_variant(scenario, request.variant);
+  }
+  return setup;
+}
+
 // Runs the search with the scenario's Measurer: runner: sim draws from its model, anything
 // else builds and boots real kernels. Returns the timings of the real ones.
 std::optional<PhaseTimings> search(CommandContext& context, const Repository& repo,
-                                   const BisectRequest& request, const SessionRecord& session,
-                                   SessionInput& input, SessionResult& result) {
+                                   const BisectRequest& request, MeasureSetup& setup,
+                                   const SessionRecord& session, SessionInput& input,
+                                   SessionResult& result) {
   const Scenario& scenario = context.scenario;
   auto strategy =
       make_strategy(request.strategy, scenario.bisect, input.metric, request.confidence);
   // A session killed here (Ctrl-C, kill -9) stays "running" and resumes from its journal.
-  if (scenario.vm.runner == RunnerKind::kSim) {
-    SimMeasurer model(*input.graph, input.good, scenario.sim);
+  if (setup.model) {
+    SimMeasurer& model = *setup.model;
     StoredSimMeasurer measurer(model, context.store, scenario, session.id);
     StoreJournal journal(context.store, context.events, measurer, session.id);
     input.revert = [&](const std::string& base, const std::string& commit) {
@@ -141,8 +160,8 @@ std::optional<PhaseTimings> search(CommandContext& context, const Repository& re
     return std::nullopt;
   }
   CommitMeasurer kernels(scenario, context.store, context.events, scenario.workdir);
-  KernelMeasurer measurer(kernels, find_variant(scenario, session_variant(session)), context.store,
-                          session.id, metric_key(input.metric));
+  KernelMeasurer measurer(kernels, setup.variant, context.store, session.id,
+                          metric_key(input.metric));
   StoreJournal journal(context.store, context.events, measurer, session.id);
   input.revert = [&](const std::string& base, const std::string& commit) {
     RevertPlan plan;
@@ -193,6 +212,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
     fail("give --good REF and --bad REF, or --resume N");
   }
   Candidates candidates = find_candidates(repo, {asked.bad, asked.goods, asked.paths});
+  MeasureSetup setup = measure_setup(scenario, asked, candidates);
   if (!earlier) earlier = earlier_session(store, asked, config_hash, candidates);
 
   if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
@@ -227,7 +247,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   input.spec = scenario.bisect;
   input.merge_bases = candidates.untested_merge_bases;
   SessionResult result;
-  run.timings = search(context, repo, asked, run.session, input, result);
+  run.timings = search(context, repo, asked, setup, run.session, input, result);
 
   run.result = result_json(run.session.id, result, repo);
   store.finish_session(
