@@ -144,14 +144,21 @@ int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind
     for (const auto& metric : scenario.metrics) result.rows.push_back({metric_key(metric), {}, {}});
   }
   bool all_ok = true;
-  for (int i = 0; i < samples; ++i) {
-    for (size_t p = 0; p < pairs.size(); ++p) {
-      PairResult& result = results[p];
-      all_ok &=
-          measure_side(context, measurer, pairs[p].a, session.id, result.rows, true, result.a_runs);
-      all_ok &= measure_side(context, measurer, pairs[p].b, session.id, result.rows, false,
-                             result.b_runs);
+  try {
+    for (int i = 0; i < samples; ++i) {
+      for (size_t p = 0; p < pairs.size(); ++p) {
+        PairResult& result = results[p];
+        all_ok &= measure_side(context, measurer, pairs[p].a, session.id, result.rows, true,
+                               result.a_runs);
+        all_ok &= measure_side(context, measurer, pairs[p].b, session.id, result.rows, false,
+                               result.b_runs);
+      }
     }
+  } catch (const Error& error) {
+    // A comparison does not resume (its samples stay stored): it ends here, saying why.
+    context.store.finish_session(session.id, SessionStatus::kAborted,
+                                 nlohmann::json{{"message", error.what()}}.dump());
+    throw;
   }
 
   nlohmann::json judged = nlohmann::json::array();

@@ -264,6 +264,13 @@ for args in "-c $work/no-change.yaml" "-c $work/no-variant.yaml --variant nope";
 done
 [[ $(sqlite3 "$db" "select count(*) from sessions") == "$sessions" ]] ||
   fail "a bisection its scenario cannot run stored a session"
+# A comparison that fails half-way (here: a work directory that cannot be made) ends its
+# session as aborted with the reason; it is not left running.
+"$kbisect" --db "$db" --workdir /proc/kbisect-nowhere compare -c "$work/no-variant.yaml" \
+  --a "$good" --b "$bad" 2>"$work/compare.err" && fail "compare in /proc ran"
+[[ $(sqlite3 "$db" "select status || ' ' || json_extract(result, '$.message') from sessions
+                    order by id desc limit 1") == "aborted cannot create /proc/kbisect-nowhere/"* ]] ||
+  fail "a failed comparison's session: $(sqlite3 "$db" "select * from sessions order by id desc limit 1")"
 
 set +e
 "$kbisect" --db "$db" run -c "$work/sim.yaml" --commit "$bad" --git-bisect-run 2>"$work/run.err"
