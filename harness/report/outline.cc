@@ -90,7 +90,11 @@ std::vector<Fact> header_of(const ReportData& data) {
   }
   facts.push_back({"in testcase", session.scenario});
   facts.push_back({"session", session_text(data)});
-  if (session.kind == SessionKind::kBisect) add_bisect_facts(data, facts);
+  if (session.kind == SessionKind::kBisect) {
+    add_bisect_facts(data, facts);
+  } else if (auto message = result_text(data, "message"); !message.empty()) {
+    facts.push_back({"message", message});  // why a comparison was aborted
+  }
   if (!data.subjects_unavailable.empty()) {
     facts.push_back({"note", "commit subjects are unavailable: " + data.subjects_unavailable});
   }

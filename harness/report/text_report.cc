@@ -119,7 +119,10 @@ std::string text_report(const ReportData& data) {
     fmt::format_to(out, "\nnot measured:\n");
     write_facts(out, failures, "  ");
   }
-  if (data.samples.empty()) fmt::format_to(out, "\nno samples stored for this session yet\n");
+  if (data.samples.empty()) {
+    fmt::format_to(out, "\nno samples stored for this session{}\n",
+                   data.session.status == SessionStatus::kRunning ? " yet" : "");
+  }
   write_reproduction(out, data);
   return without_trailing_spaces(text);
 }

@@ -119,6 +119,17 @@ TEST(TextReport, AnEmptySessionSaysSoAndStillReproduces) {
   EXPECT_THAT(text, HasSubstr("bisect -c '/configs/ext4 dio.yaml' --good " + C::G));
 }
 
+TEST(TextReport, AnAbortedComparisonSaysWhy) {
+  ReportData data = compare_report();
+  data.session.status = SessionStatus::kAborted;
+  data.result = {{"message", "cannot create /work/src: Permission denied"}};
+  data.samples.clear();
+  const std::string text = text_report(data);
+  EXPECT_THAT(text, HasSubstr("session:       9: compare, aborted"));
+  EXPECT_THAT(text, HasSubstr("message:       cannot create /work/src: Permission denied\n"));
+  EXPECT_THAT(text, HasSubstr("no samples stored for this session\n"));
+}
+
 TEST(TextReport, MissingSubjectsAreNamedAsSuch) {
   ReportData data = finished_bisect_report();
   data.subjects.clear();
