@@ -13,6 +13,7 @@
 #include "git/revert.h"
 #include "pipeline/session_measurer.h"
 #include "pipeline/store_journal.h"
+#include "report/format.h"
 #include "store/metrics.h"
 #include "store/store_lock.h"
 
@@ -247,7 +248,18 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   input.spec = scenario.bisect;
   input.merge_bases = candidates.untested_merge_bases;
   SessionResult result;
-  run.timings = search(context, repo, asked, setup, run.session, input, result);
+  try {
+    run.timings = search(context, repo, asked, setup, run.session, input, result);
+  } catch (const Error&) {
+    context.events.note(
+        "warning",
+        fmt::format("session {} stopped and keeps what it measured; continue it with `kbisect "
+                    "--db {} bisect -c {} --resume {}`",
+                    run.session.id, shell_quote(store.path().string()),
+                    shell_quote(run.session.config_path), run.session.id),
+        {{"session", run.session.id}});
+    throw;
+  }
 
   run.result = result_json(run.session.id, result, repo);
   store.finish_session(

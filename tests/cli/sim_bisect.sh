@@ -111,26 +111,30 @@ samples=$(grep -o '"samples":[0-9]*' <<<"$result" | cut -d: -f2)
 again=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad")
 [[ "$again" == "$result" ]] || fail "the stored session answered differently: $again"
 
-# --resume N goes on asking what session N was started with: a bayes session killed
-# mid-search and resumed with --resume alone answers as it does uninterrupted. On a resume the
+# --resume N goes on asking what session N was started with: a bayes session interrupted
+# mid-search (Ctrl-C) says how to continue it, and resumed with --resume alone answers as it
+# does uninterrupted. On a resume the
 # question cannot change, and a bisection that asks another (here another confidence) is a
 # session of its own, not the stored answer.
 asked=(bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" --strategy bayes --confidence 0.9)
 whole=$("$kbisect" --db "$work/whole.db" --json "${asked[@]}" | tail -n 1)
 for attempt in $(seq 1 50); do
   rm -f "$work/resumed.db"
-  "$kbisect" --db "$work/resumed.db" --json "${asked[@]}" >/dev/null 2>&1 &
+  "$kbisect" --db "$work/resumed.db" "${asked[@]}" >/dev/null 2>"$work/interrupted.err" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null &&
     (($(count_in "$work/resumed.db" "select count(*) from journal where kind = 'sample'") < 15)); do
     sleep 0.01
   done
-  kill -9 "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  [[ $(count_in "$work/resumed.db" "select status from sessions") == running ]] && break
+  kill -INT "$pid" 2>/dev/null || true
+  status=0 && wait "$pid" 2>/dev/null || status=$?
+  ((status == 130)) && break
 done
+((status == 130)) || fail "resume: no Ctrl-C landed mid-session in 50 attempts"
 [[ $(count_in "$work/resumed.db" "select status from sessions") == running ]] ||
-  fail "resume: no kill landed mid-session in 50 attempts"
+  fail "resume: the interrupted session is not resumable"
+grep -qF "continue it with \`kbisect --db $work/resumed.db bisect -c $work/sim.yaml --resume 1\`" \
+  "$work/interrupted.err" || fail "resume: no hint after Ctrl-C: $(cat "$work/interrupted.err")"
 resumed=$("$kbisect" --db "$work/resumed.db" --json bisect -c "$work/sim.yaml" --resume 1 | tail -n 1)
 [[ "$resumed" == "$whole" ]] || fail "resume: answered $resumed, uninterrupted $whole"
 if "$kbisect" --db "$work/resumed.db" bisect -c "$work/sim.yaml" --resume 1 --strategy adaptive \
