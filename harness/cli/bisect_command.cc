@@ -1,4 +1,4 @@
-// kbisect bisect -c CONFIG --good REF [--good REF...] --bad REF [--strategy S] [--resume N]
+// kbisect bisect -c CONFIG --good REF [--good REF...] --bad REF [--strategy S] ... | --resume N
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
