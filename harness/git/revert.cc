@@ -17,11 +17,16 @@ GitIndexPtr revert_in_memory(const Repository& repo, git_commit* commit, git_com
   check_git(result, fmt::format("cannot revert {} (\"{}\")", id, commit_subject(commit)),
             "a root commit cannot be reverted; give commits that have a parent");
   if (git_index_has_conflicts(index.get())) {
+    // A commit from another branch may revert cleanly (a backport's upstream original), so it
+    // is not refused; but where it conflicts, a base without it is the likelier mistake.
+    const bool in_base =
+        git_graph_descendant_of(repo.get(), git_commit_id(onto), git_commit_id(commit)) == 1;
     fail(
-        "reverting {} (\"{}\") on top of {} conflicts in: {}; revert a different set of "
+        "reverting {} (\"{}\") on top of {} conflicts in: {}; {}revert a different set of "
         "commits, change their order, or choose a base where they revert cleanly",
         id, commit_subject(commit), oid_hex(*git_commit_id(onto)),
-        fmt::join(conflicted_paths(index.get()), ", "));
+        fmt::join(conflicted_paths(index.get()), ", "),
+        in_base ? "" : "the commit is not in the base's history (is the base right?); ");
   }
   return index;
 }

@@ -89,6 +89,17 @@ TEST_F(RevertTest, ConflictsNameTheFiles) {
   } catch (const Error& error) {
     EXPECT_THAT(error.what(), testing::HasSubstr("reverting " + change1_));
     EXPECT_THAT(error.what(), testing::HasSubstr("conflicts in: fs/ext4/file.c;"));
+    EXPECT_THAT(error.what(), testing::Not(testing::HasSubstr("not in the base's history")));
+  }
+  // A commit the base does not contain, from a side branch off root that changes the same line.
+  repo_.git({"checkout", "-q", "-b", "side", root_});
+  repo_.write("fs/ext4/file.c", "line1\nSIDE\nline3\nline4\nline5\nline6\nline7\n");
+  const std::string side = repo_.commit("ext4: a change on a side branch");
+  try {
+    revert_commits(repo, head_, {side});
+    FAIL() << "a conflicting revert was accepted";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), testing::HasSubstr("the commit is not in the base's history"));
   }
   EXPECT_THROW(revert_commits(repo, head_, {root_}), Error);
   EXPECT_THROW(revert_commits(repo, head_, {"no-such-commit"}), Error);
