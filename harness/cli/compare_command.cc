@@ -20,8 +20,9 @@ AbSide side_of(const std::string& text, const Scenario& scenario, Repository& re
   AbSide side;
   side.label = text;
   auto at = text.rfind('@');
-  // `@` also appears in refs such as HEAD@{1}: only a suffix without braces names a variant.
-  bool has_variant = at != std::string::npos && text.find('{', at) == std::string::npos;
+  // `@` also appears in refs such as HEAD@{1} and @~1 (git's HEAD): only a suffix without
+  // braces after a ref names a variant.
+  bool has_variant = at != std::string::npos && at > 0 && text.find('{', at) == std::string::npos;
   side.commit = repo.resolve(has_variant ? text.substr(0, at) : text);
   side.variant = has_variant ? find_variant(scenario, text.substr(at + 1)) : nullptr;
   return side;

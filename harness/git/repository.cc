@@ -76,8 +76,11 @@ Repository Repository::open(const std::filesystem::path& path) {
 std::string Repository::resolve(std::string_view spec) const {
   std::string text(spec);
   if (text.empty()) fail("empty revision; give a branch, tag or commit id");
+  // git reads `@` alone, and before ~ or ^, as HEAD (gitrevisions(7)); libgit2 does not.
+  const bool head_shorthand = text[0] == '@' && (text.size() == 1 || text[1] != '{');
+  const std::string parsed = head_shorthand ? "HEAD" + text.substr(1) : text;
   git_object* raw = nullptr;
-  int result = git_revparse_single(&raw, repo_.get(), text.c_str());
+  int result = git_revparse_single(&raw, repo_.get(), parsed.c_str());
   GitObjectPtr object(raw);
   if (result == GIT_ENOTFOUND) {
     fail(

@@ -41,6 +41,9 @@ TEST_F(RepositoryTest, ResolvesRefsPrefixesAndRelativeSpecs) {
   EXPECT_EQ(repo.resolve("HEAD"), third_);
   EXPECT_EQ(repo.resolve("main"), third_);
   EXPECT_EQ(repo.resolve("HEAD~2"), first_);
+  EXPECT_EQ(repo.resolve("@"), third_);  // git's shorthand for HEAD
+  EXPECT_EQ(repo.resolve("@~2"), first_);
+  EXPECT_EQ(repo.resolve("@^"), second_);
   EXPECT_EQ(repo.resolve("v1"), second_);  // annotated tag peeled to its commit
   EXPECT_EQ(repo.resolve(second_.substr(0, 10)), second_);
   EXPECT_EQ(repo.resolve(first_), first_);
