@@ -318,6 +318,13 @@ class Session {
                            final ? EndpointAsk::kFinal : EndpointAsk::kWithP, ShiftTest::kMixture);
   }
 
+  // The metric's own change from a check's better side to its worse one, as fio users read
+  // it: "read.iops -54.89%" (a drop), "clat_ns.mean +12.00%" (a rise).
+  std::string change_text(const EndpointCheck& check) const {
+    const double change = input_.metric.better == Better::kHigher ? -check.effect : check.effect;
+    return fmt::format("{} {:+.2f}%", input_.metric.name, 100 * change);
+  }
+
   std::optional<SessionResult> confirm(const std::string& culprit, int node) {
     const CommitNode& culprit_node = input_.graph->nodes.at(node);
     std::vector<std::string> parents;
@@ -351,10 +358,10 @@ class Session {
       for (const auto& parent : parents) {
         EndpointCheck check = confirm_check(parent, culprit, true);
         parents_worse = parents_worse && check.kind == VerdictKind::kBad;
-        parent_check += fmt::format(
-            "{}{} parent {}: {:+.2f}% worse, p = {:.3g}", parent_check.empty() ? "" : "; ",
-            check.kind == VerdictKind::kBad ? "worse than" : "not worse than", parent.substr(0, 12),
-            100 * check.effect, check.p_value);
+        parent_check +=
+            fmt::format("{}{} parent {}: {}, p = {:.3g}", parent_check.empty() ? "" : "; ",
+                        check.kind == VerdictKind::kBad ? "worse than" : "not worse than",
+                        parent.substr(0, 12), change_text(check), check.p_value);
       }
     }
     if (measured && !parents_worse && may_reopen()) {
@@ -387,9 +394,9 @@ class Session {
         EndpointCheck check = confirm_check(plan.measure_id, bad, true);
         revert_contradicts = check.kind != VerdictKind::kBad;
         revert_check =
-            fmt::format("{}: bad is {:+.2f}% worse than bad with the revert, p = {:.3g}",
+            fmt::format("{}: bad has {} against bad with the revert, p = {:.3g}",
                         revert_contradicts ? "does not fix the regression" : "fixes the regression",
-                        100 * check.effect, check.p_value);
+                        change_text(check), check.p_value);
       }
     }
     SessionResult result = base_result(SessionVerdict::kFound);

@@ -1,6 +1,7 @@
 #include "bisect/session.h"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,8 +61,15 @@ TEST(Session, FindsAndConfirmsTheCulprit) {
   ASSERT_TRUE(result.culprit);
   EXPECT_EQ(*result.culprit, fake_id(13));
   EXPECT_TRUE(result.confirmed) << result.parent_check << " / " << result.revert_check;
-  EXPECT_NE(result.parent_check.find("worse than parent"), std::string::npos);
-  EXPECT_NE(result.revert_check.find("fixes the regression"), std::string::npos);
+  // The metric's own change, as fio users read it: the 10% regression is a drop of about 10%.
+  EXPECT_THAT(
+      result.parent_check,
+      ::testing::MatchesRegex("worse than parent .{12}: read\\.iops -(8|9|10|11|12)\\.[0-9]{2}%, "
+                              "p = .*"));
+  EXPECT_THAT(result.revert_check,
+              ::testing::MatchesRegex(
+                  "fixes the regression: bad has read\\.iops -(8|9|10|11|12)\\.[0-9]{2}% "
+                  "against bad with the revert, p = .*"));
   EXPECT_EQ(result.parents, std::vector<std::string>{fake_id(14)});
   EXPECT_EQ(result.revert_commit, sim.revert(fake_id(0), fake_id(13)).measure_id);
   EXPECT_GE(result.steps, 4);

@@ -70,9 +70,9 @@ ReportData finished_bisect_report() {
                  {"skipped", {C::C3}},
                  {"candidates", nlohmann::json::array()},
                  {"message", ""},
-                 {"parent_check", "worse than parent 111111111111: -19.80% worse, p = 0.0079"},
+                 {"parent_check", "worse than parent 111111111111: read.iops -19.80%, p = 0.0079"},
                  {"revert_check",
-                  "fixes the regression: bad is -20.00% worse than bad with the "
+                  "fixes the regression: bad has read.iops -20.00% against bad with the "
                   "revert, p = 0.0079"},
                  {"parents", {C::C1}},
                  {"revert_commit", C::R},
