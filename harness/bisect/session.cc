@@ -375,38 +375,52 @@ class Session {
       return std::nullopt;
     }
 
-    std::string revert_check;
-    bool revert_contradicts = false;
-    RevertPlan plan;
-    if (!input_.revert) {
-      revert_check = "skipped: the runner cannot revert commits";
-    } else {
-      const std::string& bad = input_.graph->nodes[0].id;
-      plan = input_.revert(bad, culprit);
-      auto revert_settled = [&] {
-        return confirm_check(plan.measure_id, bad, false).kind != VerdictKind::kUndecided;
-      };
-      if (!plan.ok) {
-        revert_check = "skipped: " + plan.reason;
-      } else if (!sample_until(Phase::kConfirm, {plan.measure_id, bad}, revert_settled)) {
-        revert_check = "skipped: the reverted kernel could not be measured";
-      } else {
-        EndpointCheck check = confirm_check(plan.measure_id, bad, true);
-        revert_contradicts = check.kind != VerdictKind::kBad;
-        revert_check =
-            fmt::format("{}: bad has {} against bad with the revert, p = {:.3g}",
-                        revert_contradicts ? "does not fix the regression" : "fixes the regression",
-                        change_text(check), check.p_value);
-      }
-    }
+    const RevertCheck revert = check_revert(culprit);
     SessionResult result = base_result(SessionVerdict::kFound);
     result.culprit = culprit;
     result.parent_check = parent_check;
-    result.revert_check = revert_check;
+    result.revert_check = revert.text;
     result.parents = parents;
-    if (plan.ok) result.revert_commit = plan.measure_id;
-    result.confirmed = parents_worse && !revert_contradicts;
+    result.revert_commit = revert.measured;
+    result.confirmed = parents_worse && !revert.contradicts;
     return result;
+  }
+
+  struct RevertCheck {
+    std::string text;  // SessionResult::revert_check
+    bool contradicts = false;
+    std::string measured;  // the reverted kernel's RevertPlan::measure_id; "" when not planned
+  };
+
+  // The culprit reverted on top of bad against bad: a revert that leaves bad as bad as it was
+  // contradicts the culprit.
+  RevertCheck check_revert(const std::string& culprit) {
+    RevertCheck revert;
+    if (!input_.revert) {
+      revert.text = "skipped: the runner cannot revert commits";
+      return revert;
+    }
+    const std::string& bad = input_.graph->nodes[0].id;
+    const RevertPlan plan = input_.revert(bad, culprit);
+    if (!plan.ok) {
+      revert.text = "skipped: " + plan.reason;
+      return revert;
+    }
+    revert.measured = plan.measure_id;
+    auto settled = [&] {
+      return confirm_check(plan.measure_id, bad, false).kind != VerdictKind::kUndecided;
+    };
+    if (!sample_until(Phase::kConfirm, {plan.measure_id, bad}, settled)) {
+      revert.text = "skipped: the reverted kernel could not be measured";
+      return revert;
+    }
+    EndpointCheck check = confirm_check(plan.measure_id, bad, true);
+    revert.contradicts = check.kind != VerdictKind::kBad;
+    revert.text =
+        fmt::format("{}: bad has {} against bad with the revert, p = {:.3g}",
+                    revert.contradicts ? "does not fix the regression" : "fixes the regression",
+                    change_text(check), check.p_value);
+    return revert;
   }
 
   // A refuted culprit is also what a tip that did not regress leaves when the check before the
