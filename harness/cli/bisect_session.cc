@@ -14,6 +14,7 @@
 #include "pipeline/session_measurer.h"
 #include "pipeline/store_journal.h"
 #include "report/format.h"
+#include "report/outline.h"
 #include "store/metrics.h"
 #include "store/store_lock.h"
 
@@ -309,8 +310,7 @@ void print_bisect_summary(const BisectRun& run, CommandContext& context, const R
     fmt::print("confirmation: culprit {}; revert {}\n", result.value("parent_check", ""),
                result.value("revert_check", ""));
     for (const auto& refuted : result.value("refuted", nlohmann::json::array())) {
-      fmt::print("refuted before: {}: {}; the search went on\n",
-                 refuted.value("commit", "").substr(0, 12), refuted.value("parent_check", ""));
+      fmt::print("refuted before: {}\n", refuted_text(refuted));
     }
   } else if (!result.value("message", "").empty()) {
     fmt::print("{}\n", result.value("message", ""));

@@ -111,11 +111,14 @@ std::vector<Fact> confirmation_of(const ReportData& data) {
     facts.push_back({"revert on bad", revert});
   }
   for (const auto& refuted : data.result.value("refuted", nlohmann::json::array())) {
-    facts.push_back({"refuted before", fmt::format("{}: {}; the search went on",
-                                                   refuted.value("commit", "").substr(0, 12),
-                                                   refuted.value("parent_check", ""))});
+    facts.push_back({"refuted before", refuted_text(refuted)});
   }
   return facts;
+}
+
+std::string refuted_text(const nlohmann::json& refuted) {
+  return fmt::format("{}: {}; the search went on", refuted.value("commit", "").substr(0, 12),
+                     refuted.value("parent_check", ""));
 }
 
 std::vector<PathRow> path_of(const ReportData& data) {

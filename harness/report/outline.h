@@ -23,6 +23,11 @@ std::vector<Fact> header_of(const ReportData& data);
 
 // A bisection's checks of its culprit, as the session stated them; empty for other kinds.
 std::vector<Fact> confirmation_of(const ReportData& data);
+
+// One entry of a bisect result's "refuted" list as the report and the CLI summary say it:
+// "abc123def456: not worse than parent ...; the search went on".
+std::string refuted_text(const nlohmann::json& refuted);
+
 // Why the confirmation's p of two commits can differ from the comparison table's.
 inline constexpr std::string_view kConfirmationSamples =
     "on samples taken after the search, unbiased by its choice (the tables pool all samples)";
