@@ -3,11 +3,14 @@
 # measures nothing; it exists for tests like this one): bisect names the changed commit,
 # killed with SIGKILL at random points and run again it gives the same answer with no sample
 # lost or doubled (and refuses to run while a live process holds the session), two bisections
-# at once on one database answer as they do alone, a second call answers from the database, `kbisect log` is accepted by `git bisect replay`
-# and leads git to the same first bad commit, `kbisect query` reads the session and refuses
-# writes, a culprit the confirmation refutes hands the search back, a good commit that bad does
-# not descend from has its merge base tested first, host drift is reported and not taken for a
-# regression, and --git-bisect-run's error path aborts with 128.
+# at once on one database answer as they do alone, a second call answers from the database,
+# an interrupted session resumed with --resume alone answers as it would have, `kbisect log`
+# (with --paths too) is accepted by `git bisect replay` and leads git to the same first bad
+# commit, `kbisect query` reads the session and refuses writes, a culprit the confirmation
+# refutes hands the search back, a good commit that bad does not descend from has its merge
+# base tested first, host drift is reported and not taken for a regression, a scenario that
+# cannot run stores no session, a failed comparison ends aborted, and --git-bisect-run's error
+# path aborts with 128.
 #   sim_bisect.sh KBISECT WORK_DIR
 set -euo pipefail
 kbisect=$1 work=$2
@@ -113,9 +116,8 @@ again=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" -
 
 # --resume N goes on asking what session N was started with: a bayes session interrupted
 # mid-search (Ctrl-C) says how to continue it, and resumed with --resume alone answers as it
-# does uninterrupted. On a resume the
-# question cannot change, and a bisection that asks another (here another confidence) is a
-# session of its own, not the stored answer.
+# does uninterrupted. On a resume the question cannot change, and a bisection that asks
+# another (here another confidence) is a session of its own, not the stored answer.
 asked=(bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" --strategy bayes --confidence 0.9)
 whole=$("$kbisect" --db "$work/whole.db" --json "${asked[@]}" | tail -n 1)
 for attempt in $(seq 1 50); do
