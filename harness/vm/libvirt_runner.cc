@@ -151,10 +151,11 @@ VirConnection open_libvirt(const std::string& uri) {
   start_event_loop();
   VirConnection connection(virConnectOpen(uri.c_str()));
   if (!connection) {
-    fail(
-        "cannot connect to libvirt at {}: {}; is libvirtd running (scripts/services.sh start) "
-        "and may this user use it?",
-        uri, libvirt_error());
+    fail("cannot connect to libvirt at {}: {}; {}", uri, libvirt_error(),
+         is_local_uri(uri) ? "is libvirtd running (scripts/services.sh start) and may this user "
+                             "use it?"
+                           : "is the host reachable (for qemu+ssh: does `ssh HOST virsh list` "
+                             "work without a password?) and does it run libvirtd?");
   }
   return connection;
 }

@@ -78,6 +78,18 @@ TEST(Libvirt, BadUriIsAClearError) {
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("nosuchdriver:///x"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("is libvirtd running"), std::string::npos);
+  }
+}
+
+TEST(Libvirt, UnreachableRemoteHostIsAClearError) {
+  // Nothing listens on port 1: the connection is refused at once.
+  try {
+    open_libvirt("qemu+tcp://127.0.0.1:1/system");
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("is the host reachable"), std::string::npos)
+        << error.what();
   }
 }
 
