@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "vm/libvirt_runner.h"
 #include "vm/qemu_runner.h"
+#include "vm/vm_plan.h"
 
 namespace kbisect {
 
@@ -25,11 +26,19 @@ std::unique_ptr<Runner> make_runner(const Scenario& scenario, const std::filesys
   RunnerContext context;
   context.workdir = workdir;
   context.events = events;
+  // A device that cannot be passed through is found before any kernel is built (each boot
+  // checks it again: a namespace may be mounted meanwhile). QEMU needs it bound to vfio-pci;
+  // libvirt binds it itself, and a remote host's devices are not visible here.
+  const bool passthrough = scenario.device.kind == DeviceKind::kNvmePassthrough;
   switch (scenario.vm.runner) {
     case RunnerKind::kQemu:
+      if (passthrough) check_passthrough(scenario.device.pci_address, true);
       context.image.kdio = kdio_binary();
       return std::make_unique<QemuRunner>(context);
     case RunnerKind::kLibvirt:
+      if (passthrough && is_local_uri(scenario.vm.libvirt_uri)) {
+        check_passthrough(scenario.device.pci_address, false);
+      }
       context.image.kdio = kdio_binary();
       return std::make_unique<LibvirtRunner>(context, scenario.vm.libvirt_uri);
     case RunnerKind::kSim:

@@ -39,11 +39,6 @@ void start_event_loop() {
   });
 }
 
-bool is_local_uri(const std::string& uri) {
-  size_t scheme_end = uri.find("://");
-  return scheme_end != std::string::npos && uri.compare(scheme_end + 3, 1, "/") == 0;
-}
-
 bool process_alive(int pid) {
   return ::kill(pid, 0) == 0 || errno == EPERM;
 }
@@ -141,6 +136,11 @@ void give_backing_file_to_qemu(virConnectPtr connection, const fs::path& image) 
 }
 
 }  // namespace
+
+bool is_local_uri(const std::string& uri) {
+  size_t scheme_end = uri.find("://");
+  return scheme_end != std::string::npos && uri.compare(scheme_end + 3, 1, "/") == 0;
+}
 
 std::string libvirt_error() {
   virErrorPtr error = virGetLastError();

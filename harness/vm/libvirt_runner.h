@@ -26,6 +26,9 @@ VirConnection open_libvirt(const std::string& uri);
 // libvirt's last error message, for Error texts.
 std::string libvirt_error();
 
+// Whether `uri` names this host's libvirtd (qemu:///system), not another's (qemu+ssh://h/system).
+bool is_local_uri(const std::string& uri);
+
 // The transient domain for a plan: direct kernel boot, serial console to `console_log`,
 // emulated NVMe through <qemu:commandline> (libvirt 9 has no NVMe disk bus), passthrough as
 // <hostdev managed='yes'>, vCPU pinning, ACPI, no balloon, every exit destroys it.

@@ -9,8 +9,8 @@
 # commit, `kbisect query` reads the session and refuses writes, a culprit the confirmation
 # refutes hands the search back, a good commit that bad does not descend from has its merge
 # base tested first, host drift is reported and not taken for a regression, a scenario that
-# cannot run stores no session, a failed comparison ends aborted, and --git-bisect-run's error
-# path aborts with 128.
+# cannot run stores no session (nor builds for a device it cannot pass through), a failed
+# comparison ends aborted, and --git-bisect-run's error path aborts with 128.
 #   sim_bisect.sh KBISECT WORK_DIR
 set -euo pipefail
 kbisect=$1 work=$2
@@ -270,6 +270,14 @@ for args in "-c $work/no-change.yaml" "-c $work/no-variant.yaml --variant nope";
 done
 [[ $(sqlite3 "$db" "select count(*) from sessions") == "$sessions" ]] ||
   fail "a bisection its scenario cannot run stored a session"
+# A device that cannot be passed through is refused before anything is checked out or built
+# (this repository is no kernel tree: a checkout would fail on that first).
+sed -e 's/^name: no-variant/name: no-device/' "$work/no-variant.yaml" >"$work/no-device.yaml"
+printf 'device: {kind: nvme-passthrough, pci: "0000:99:00.0"}\n' >>"$work/no-device.yaml"
+"$kbisect" --db "$db" run -c "$work/no-device.yaml" --commit "$bad" 2>"$work/device.err" &&
+  fail "run with no such PCI device ran"
+grep -q "^kbisect: error: no PCI device 0000:99:00.0 on this host" "$work/device.err" ||
+  fail "run with no such PCI device: $(cat "$work/device.err")"
 # A comparison that fails half-way (here: a work directory that cannot be made) ends its
 # session as aborted with the reason; it is not left running.
 "$kbisect" --db "$db" --workdir /proc/kbisect-nowhere compare -c "$work/no-variant.yaml" \
