@@ -30,7 +30,11 @@ int bisect(const GlobalOptions& globals, const BisectOptions& options) {
     fmt::print("{}\n", run.result.dump());
   } else {
     if (run.answered_before) {
-      fmt::print("session {} already answered this (make it again with --fresh)\n", run.session.id);
+      fmt::print("session {} already answered this ({})\n", run.session.id,
+                 options.request.resume == 0
+                     ? "make it again with --fresh"
+                     : fmt::format("`kbisect report {}` ends with the command that makes it again",
+                                   run.session.id));
     }
     print_bisect_summary(run, context, repo);
   }

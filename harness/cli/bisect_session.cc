@@ -209,6 +209,15 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   if (asked.resume != 0) {
     earlier = resumed_session(store, asked.resume);
     asked = request_of(*earlier);
+    // Samples of another scenario (another kernel config, workload or device) would mix with
+    // the session's.
+    if (earlier->config_hash != config_hash) {
+      fail(
+          "session {} was started with another scenario than {} (config hash {} against {}); "
+          "resume it with the config it was started with ({}), or start a new session",
+          earlier->id, scenario.source_file.string(), earlier->config_hash.substr(0, 12),
+          config_hash.substr(0, 12), earlier->config_path);
+    }
   }
   if (asked.bad.empty() || asked.goods.empty()) {
     fail("give --good REF and --bad REF, or --resume N");

@@ -144,6 +144,13 @@ if "$kbisect" --db "$work/resumed.db" bisect -c "$work/sim.yaml" --resume 1 --st
   fail "resume: took another strategy"
 fi
 grep -q "excludes" "$work/resume.err" || fail "resume: $(cat "$work/resume.err")"
+sed -e 's/cv: 5%/cv: 9%/' "$work/sim.yaml" >"$work/other-noise.yaml"
+if "$kbisect" --db "$work/resumed.db" bisect -c "$work/other-noise.yaml" --resume 1 \
+  2>"$work/resume.err"; then
+  fail "resume: went on under another scenario"
+fi
+grep -q "session 1 was started with another scenario than $work/other-noise.yaml" \
+  "$work/resume.err" || fail "resume: $(cat "$work/resume.err")"
 other=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
   --confidence 0.99 | tail -n 1)
 grep -q '"session":1,' <<<"$other" && fail "another confidence answered from session 1: $other"
