@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "cli/commands.h"
@@ -27,8 +28,29 @@ std::string git_quote(std::string_view argument) {
   return quoted + "'";
 }
 
-void print_mark(const Repository& repo, const std::string& mark, const std::string& commit) {
-  fmt::print("# {}: [{}] {}\n", mark, commit, repo.commit_info(commit).subject);
+// Subjects are comments for a person and replay needs only the ids: a session whose scenario
+// file or repository is gone since still gives its log, and the log says why they are missing.
+class Subjects {
+ public:
+  explicit Subjects(const std::string& config_path) {
+    try {
+      repo_.emplace(Repository::open(load_scenario(config_path).kernel.repo));
+    } catch (const Error& error) {
+      unavailable_ = error.what();
+    }
+  }
+  std::string of(const std::string& commit) const {
+    return repo_ ? repo_->commit_info(commit).subject : "(subject unavailable)";
+  }
+  const std::string& unavailable() const { return unavailable_; }
+
+ private:
+  std::optional<Repository> repo_;
+  std::string unavailable_;
+};
+
+void print_mark(const Subjects& subjects, const std::string& mark, const std::string& commit) {
+  fmt::print("# {}: [{}] {}\n", mark, commit, subjects.of(commit));
   fmt::print("git bisect {} {}\n", mark, commit);
 }
 
@@ -39,8 +61,7 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
     fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", session_id,
          store.path().string());
   }
-  Scenario scenario = load_scenario(session->config_path);
-  Repository repo = Repository::open(scenario.kernel.repo);
+  const Subjects subjects(session->config_path);
 
   // Path limiting is part of the start, as git logs it: replay then picks the same commits.
   std::string start = "git bisect start";
@@ -50,9 +71,12 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
     for (const auto& path : paths) start += " " + git_quote(path.get<std::string>());
   }
   fmt::print("{}\n", start);
+  if (!subjects.unavailable().empty()) {
+    fmt::print("# commit subjects are unavailable: {}\n", subjects.unavailable());
+  }
   fmt::print("# status: waiting for both good and bad commits\n");
-  print_mark(repo, "bad", session->bad_commit);
-  for (const auto& good : session->good_commits) print_mark(repo, "good", good);
+  print_mark(subjects, "bad", session->bad_commit);
+  for (const auto& good : session->good_commits) print_mark(subjects, "good", good);
   // A commit's last verdict stands: the search judges a commit again when a refuted culprit's
   // confirmation gave it more samples.
   std::vector<VerdictRecord> decisions;
@@ -64,13 +88,13 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   for (const auto& verdict : decisions) {
     switch (verdict.verdict) {
       case Verdict::kGood:
-        print_mark(repo, "good", verdict.commit);
+        print_mark(subjects, "good", verdict.commit);
         break;
       case Verdict::kBad:
-        print_mark(repo, "bad", verdict.commit);
+        print_mark(subjects, "bad", verdict.commit);
         break;
       case Verdict::kSkip:
-        print_mark(repo, "skip", verdict.commit);
+        print_mark(subjects, "skip", verdict.commit);
         break;
       case Verdict::kUndecided:
         break;  // more samples followed; the later verdict decides
@@ -80,7 +104,7 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
     auto result = nlohmann::json::parse(session->result_json);
     if (result.value("culprit", nlohmann::json()).is_string()) {
       const std::string culprit = result["culprit"];
-      fmt::print("# first bad commit: [{}] {}\n", culprit, repo.commit_info(culprit).subject);
+      fmt::print("# first bad commit: [{}] {}\n", culprit, subjects.of(culprit));
     }
   }
   return 0;

@@ -159,6 +159,17 @@ grep -q '"session":1,' <<<"$other" && fail "another confidence answered from ses
 git bisect replay "$work/bisect.log" >"$work/replay.out" 2>&1 || { cat "$work/replay.out"; fail "git bisect replay"; }
 grep -q "^$planted is the first bad commit" "$work/replay.out" || { cat "$work/replay.out"; fail "replay did not end at $planted"; }
 git bisect reset >/dev/null 2>&1
+# The log of a session whose scenario file is gone still replays; it says why it has no
+# subjects.
+cp "$work/sim.yaml" "$work/gone.yaml"
+"$kbisect" --db "$work/gone.db" bisect -c "$work/gone.yaml" --good "$good" --bad "$bad" >/dev/null
+rm "$work/gone.yaml"
+"$kbisect" --db "$work/gone.db" log 1 >"$work/gone.log" || fail "log without its scenario file"
+grep -q "^# commit subjects are unavailable: cannot read config $work/gone.yaml" "$work/gone.log" ||
+  fail "log without its scenario file: $(head -n 3 "$work/gone.log")"
+git bisect replay "$work/gone.log" >"$work/gone.out" 2>&1 || fail "replay: $(cat "$work/gone.out")"
+grep -q "^$planted is the first bad commit" "$work/gone.out" || fail "gone replay: $(cat "$work/gone.out")"
+git bisect reset >/dev/null 2>&1
 # With path limiting the log starts as git's does, so replay considers the same commits.
 limited=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
   --paths file | tail -n 1)
