@@ -13,17 +13,6 @@
 namespace kbisect {
 namespace {
 
-std::vector<std::string> good_refs(const Repository& repo) {
-  std::vector<std::string> refs;
-  auto collect = [](const char* name, void* payload) {
-    static_cast<std::vector<std::string>*>(payload)->push_back(name);
-    return 0;
-  };
-  check_git(git_reference_foreach_glob(repo.get(), "refs/bisect/good-*", collect, &refs),
-            "listing refs/bisect/good-*", "run inside a `git bisect start BAD GOOD` session");
-  return refs;
-}
-
 // The endpoint's stored samples, topped up by measuring until there are `wanted`.
 std::vector<double> endpoint_samples(CommandContext& context, CommitMeasurer& measurer,
                                      const std::string& commit, const Variant* variant,
@@ -48,9 +37,33 @@ std::vector<double> endpoint_samples(CommandContext& context, CommitMeasurer& me
 
 }  // namespace
 
+GitBisectEndpoints git_bisect_endpoints(const Repository& repo) {
+  GitBisectEndpoints endpoints;
+  git_oid bad;
+  if (git_reference_name_to_id(&bad, repo.get(), "refs/bisect/bad") != 0) {
+    fail(
+        "no git bisect in progress in {} (no refs/bisect/bad): start one with `git bisect start "
+        "BAD GOOD`, then `git bisect run kbisect run -c CONFIG --commit HEAD --git-bisect-run`",
+        repo.path().string());
+  }
+  endpoints.bad = repo.resolve("refs/bisect/bad");
+  std::vector<std::string> refs;
+  auto collect = [](const char* name, void* payload) {
+    static_cast<std::vector<std::string>*>(payload)->push_back(name);
+    return 0;
+  };
+  check_git(git_reference_foreach_glob(repo.get(), "refs/bisect/good-*", collect, &refs),
+            "listing refs/bisect/good-*", "run inside a `git bisect start BAD GOOD` session");
+  for (const auto& ref : refs) endpoints.goods.push_back(repo.resolve(ref));
+  if (endpoints.goods.empty()) {
+    fail("no refs/bisect/good-*: mark a good commit first (git bisect good REF)");
+  }
+  return endpoints;
+}
+
 int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
-                           const std::string& commit, const Variant* variant,
-                           const std::vector<MeasuredRun>& measurements) {
+                           const GitBisectEndpoints& endpoints, const std::string& commit,
+                           const Variant* variant, const std::vector<MeasuredRun>& measurements) {
   const Scenario& scenario = context.scenario;
   std::vector<double> values;
   for (const auto& m : measurements) {
@@ -65,16 +78,14 @@ int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
     values.push_back(*m.value);
   }
 
-  const Repository& repo = measurer.repository();
-  const std::string bad = repo.resolve("refs/bisect/bad");
   std::vector<double> good;
-  for (const auto& ref : good_refs(repo)) {
-    auto samples = endpoint_samples(context, measurer, repo.resolve(ref), variant,
-                                    scenario.bisect.min_samples);
+  for (const auto& commit_id : endpoints.goods) {
+    auto samples =
+        endpoint_samples(context, measurer, commit_id, variant, scenario.bisect.min_samples);
     good.insert(good.end(), samples.begin(), samples.end());
   }
-  if (good.empty()) fail("no refs/bisect/good-*: mark a good commit first (git bisect good REF)");
-  auto bad_values = endpoint_samples(context, measurer, bad, variant, scenario.bisect.min_samples);
+  auto bad_values =
+      endpoint_samples(context, measurer, endpoints.bad, variant, scenario.bisect.min_samples);
 
   const double threshold = std::log(1 / scenario.bisect.alpha);
   CommitVerdict verdict =

@@ -15,10 +15,18 @@ constexpr int kGitBisectBad = 1;
 constexpr int kGitBisectSkip = 125;
 constexpr int kGitBisectAbort = 128;
 
+// The endpoints of the `git bisect` in progress in `repo` (40-hex ids). Throws Error when
+// there is none, or no good commit yet: asked before anything is measured.
+struct GitBisectEndpoints {
+  std::string bad;
+  std::vector<std::string> goods;
+};
+GitBisectEndpoints git_bisect_endpoints(const Repository& repo);
+
 // Measures the endpoints first where the database has fewer than BisectSpec::min_samples
 // of them, then classifies `commit` from `measurements`.
 int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
-                           const std::string& commit, const Variant* variant,
-                           const std::vector<MeasuredRun>& measurements);
+                           const GitBisectEndpoints& endpoints, const std::string& commit,
+                           const Variant* variant, const std::vector<MeasuredRun>& measurements);
 
 }  // namespace kbisect

@@ -84,6 +84,8 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
   }
   CommitMeasurer measurer(scenario, context.store, context.events, scenario.workdir);
   const std::string commit = measurer.repository().resolve(options.commit);
+  std::optional<GitBisectEndpoints> endpoints;
+  if (options.git_bisect_run) endpoints = git_bisect_endpoints(measurer.repository());
   const int samples = options.samples > 0 ? options.samples : scenario.samples;
 
   bool final_answer = false;
@@ -112,7 +114,7 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
     }
   }
   if (options.git_bisect_run) {
-    return git_bisect_run_verdict(context, measurer, commit, runs.front().variant,
+    return git_bisect_run_verdict(context, measurer, *endpoints, commit, runs.front().variant,
                                   runs.front().measurements);
   }
   for (const auto& variant_runs : runs) {

@@ -309,4 +309,13 @@ set +e
 status=$?
 set -e
 [[ $status -eq 128 ]] || fail "--git-bisect-run error exit $status, want 128: $(cat "$work/run.err")"
+# Outside a git bisect it says so before anything is checked out or built (this repository is
+# no kernel tree: a checkout would fail on that first).
+set +e
+"$kbisect" --db "$db" run -c "$work/no-variant.yaml" --commit "$bad" --git-bisect-run \
+  2>"$work/run.err"
+status=$?
+set -e
+[[ $status -eq 128 ]] && grep -q "no git bisect in progress in $work/repo" "$work/run.err" ||
+  fail "--git-bisect-run outside a bisect: exit $status: $(cat "$work/run.err")"
 echo "PASS"
