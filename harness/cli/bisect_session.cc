@@ -29,22 +29,6 @@ nlohmann::json question_options(const BisectRequest& request) {
           {"variant", request.variant}};
 }
 
-// The request that started `session`, with its endpoints as the commits it resolved them to.
-BisectRequest request_of(const SessionRecord& session) {
-  const auto options = nlohmann::json::parse(session.options_json);
-  BisectRequest request;
-  request.goods = session.good_commits;
-  request.bad = session.bad_commit;
-  request.strategy = session.strategy;
-  if (options.value("confidence", nlohmann::json()).is_number()) {
-    request.confidence = options["confidence"].get<double>();
-  }
-  request.paths = options.value("paths", std::vector<std::string>{});
-  request.variant = options.value("variant", "");
-  request.resume = session.id;
-  return request;
-}
-
 SessionRecord resumed_session(Store& store, int64_t id) {
   auto session = store.session(id);
   if (!session || session->kind != SessionKind::kBisect) {
@@ -70,11 +54,6 @@ std::optional<SessionRecord> earlier_session(Store& store, const BisectRequest& 
     }
   }
   return std::nullopt;
-}
-
-// The workload variant a session measures: the one it was started with, also on a resume.
-std::string session_variant(const SessionRecord& session) {
-  return nlohmann::json::parse(session.options_json).value("variant", "");
 }
 
 nlohmann::json result_json(int64_t session_id, const SessionResult& result,
@@ -197,6 +176,21 @@ BisectRun stored_answer(const SessionRecord& session) {
 
 }  // namespace
 
+BisectRequest request_of(const SessionRecord& session) {
+  const auto options = nlohmann::json::parse(session.options_json);
+  BisectRequest request;
+  request.goods = session.good_commits;
+  request.bad = session.bad_commit;
+  request.strategy = session.strategy;
+  if (options.value("confidence", nlohmann::json()).is_number()) {
+    request.confidence = options["confidence"].get<double>();
+  }
+  request.paths = options.value("paths", std::vector<std::string>{});
+  request.variant = options.value("variant", "");
+  request.resume = session.id;
+  return request;
+}
+
 BisectRun run_bisect(CommandContext& context, const Repository& repo,
                      const BisectRequest& request) {
   const auto start = std::chrono::steady_clock::now();
@@ -291,7 +285,7 @@ std::vector<double> session_samples(Store& store, const Scenario& scenario,
     filter.commit = commit;
   }
   filter.config_hash = scenario_hash(scenario);
-  filter.variant = session_variant(session);
+  filter.variant = request_of(session).variant;
   filter.session_id = session.id;
   return store.samples_for(filter, metric_key(scenario.metrics.front()));
 }

@@ -40,6 +40,10 @@ struct BisectRun {
 
 BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request);
 
+// The request that started `session` (as --resume goes on with it): its endpoints as the
+// commits they were resolved to, its strategy and options.
+BisectRequest request_of(const SessionRecord& session);
+
 // The result for a person: verdict, culprit with the metric at good, bad, its parents and
 // itself, the confirmation, skips, counts and (when measured now) timings.
 void print_bisect_summary(const BisectRun& run, CommandContext& context, const Repository& repo);

@@ -46,7 +46,7 @@ GitBisectEndpoints git_bisect_endpoints(const Repository& repo) {
         "BAD GOOD`, then `git bisect run kbisect run -c CONFIG --commit HEAD --git-bisect-run`",
         repo.path().string());
   }
-  endpoints.bad = repo.resolve("refs/bisect/bad");
+  endpoints.bad = oid_hex(bad);
   std::vector<std::string> refs;
   auto collect = [](const char* name, void* payload) {
     static_cast<std::vector<std::string>*>(payload)->push_back(name);

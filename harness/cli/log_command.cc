@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "config/config.h"
@@ -65,10 +66,10 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
 
   // Path limiting is part of the start, as git logs it: replay then picks the same commits.
   std::string start = "git bisect start";
-  const auto paths = nlohmann::json::parse(session->options_json).value("paths", nlohmann::json());
-  if (paths.is_array() && !paths.empty()) {
+  const std::vector<std::string> paths = request_of(*session).paths;
+  if (!paths.empty()) {
     start += " '--'";
-    for (const auto& path : paths) start += " " + git_quote(path.get<std::string>());
+    for (const auto& path : paths) start += " " + git_quote(path);
   }
   fmt::print("{}\n", start);
   if (!subjects.unavailable().empty()) {
