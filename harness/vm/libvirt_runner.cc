@@ -266,15 +266,14 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   // Registered before the domain exists, so a stop right after the start is not missed. The
   // event thread may still be inside the callback after deregistering: libvirt owns a
   // reference until it calls the free function.
-  auto* reference = new std::shared_ptr<StopSignal>(shared_stop);
+  using Reference = std::shared_ptr<StopSignal>;
+  auto reference = std::make_unique<Reference>(shared_stop);
   int callback = virConnectDomainEventRegisterAny(
       connection_.get(), nullptr, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-      VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), reference,
-      [](void* opaque) { delete static_cast<std::shared_ptr<StopSignal>*>(opaque); });
-  if (callback < 0) {
-    delete reference;
-    fail("cannot register for libvirt lifecycle events: {}", libvirt_error());
-  }
+      VIR_DOMAIN_EVENT_CALLBACK(on_lifecycle), reference.get(),
+      [](void* opaque) { std::unique_ptr<Reference> owned(static_cast<Reference*>(opaque)); });
+  if (callback < 0) fail("cannot register for libvirt lifecycle events: {}", libvirt_error());
+  reference.release();  // libvirt's now, until it calls the free function above
   struct Deregister {
     virConnectPtr connection;
     int id;

@@ -1,8 +1,13 @@
 // The libvirt runner against a real guest kernel on qemu:///system (libvirtd started by the
-// `libvirt` test fixture): a short kdio job on ext4 and on xfs, a kernel that panics, and no
-// kbisect domain left afterwards.
+// `libvirt` test fixture): a short kdio job on ext4 and on xfs, a kernel that panics, a guest
+// that never reaches init, kbisect stopped mid-run by a signal, and no kbisect domain left
+// afterwards.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
+#include "common/file.h"
+#include "common/interrupt.h"
 #include "tests/vm/vm_test_support.h"
 #include "vm/libvirt_runner.h"
 
@@ -61,6 +66,63 @@ TEST_F(LibvirtRunnerTest, PanickingKernelIsBootFailed) {
   EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
   EXPECT_NE(result.detail.find("Kernel panic"), std::string::npos) << result.detail;
 }
+
+TEST_F(LibvirtRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  scenario.kernel.cmdline_extra = "rdinit=/bin/busybox -- sleep 3600";
+  scenario.vm.boot_timeout_seconds = 15;
+  RunResult result = run(scenario);
+  EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
+  EXPECT_NE(result.detail.find("no init within 15 s"), std::string::npos) << result.detail;
+}
+
+// kbisect stopped while its guest runs (a guest that would run for an hour). Ctrl-C and
+// SIGTERM: it destroys the domain itself and ends with Interrupted. SIGKILL: it cannot, and the
+// domain dies with its connection (AUTODESTROY). The child opens its own connection; run alone
+// (as ctest runs each test), this process has not touched libvirt before the fork.
+class LibvirtSignalTest : public LibvirtRunnerTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(LibvirtSignalTest, SignalMidRunLeavesNoDomain) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  scenario.kernel.cmdline_extra = "rdinit=/bin/busybox -- sleep 3600";
+  scenario.vm.boot_timeout_seconds = 600;
+  pid_t child = ::fork();
+  if (child == 0) {
+    install_interrupt_handlers();
+    try {
+      run(scenario);
+    } catch (const Interrupted&) {
+      ::_exit(42);
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  fs::path log = dir_ / "logs" / "console-1.log";
+  for (int i = 0; i < 1200; ++i) {
+    if (read_file_if_present(log).value_or("").find("as init process") != std::string::npos) break;
+    ::usleep(100000);
+  }
+  // One domain of the child's (the accel probe's, if any, has ended).
+  auto domains = kbisect_domains();
+  EXPECT_EQ(domains.size(), 1u) << "the guest did not start";
+  for (const auto& name : domains) EXPECT_TRUE(name.starts_with(fmt::format("kbisect-{}-", child)));
+  ::kill(child, GetParam());
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (GetParam() == SIGKILL) {
+    EXPECT_TRUE(WIFSIGNALED(status)) << status;
+    // libvirtd notices the closed connection on its own time.
+    for (int i = 0; i < 300 && !kbisect_domains().empty(); ++i) ::usleep(100000);
+  } else {
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+  }
+  EXPECT_EQ(kbisect_domains(), std::vector<std::string>());
+  EXPECT_EQ(qemu_processes_of(child), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(SigintSigtermSigkill, LibvirtSignalTest,
+                         ::testing::Values(SIGINT, SIGTERM, SIGKILL));
 
 }  // namespace
 }  // namespace kbisect::testing
