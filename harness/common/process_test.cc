@@ -1,8 +1,13 @@
 #include "common/process.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 
 namespace kbisect {
 namespace {
@@ -34,6 +39,40 @@ TEST(Process, DeadlineKillsTheWholeProcessGroup) {
   ProcessResult result = run_process({"sh", "-c", "sleep 30 & sleep 30"}, options);
   EXPECT_TRUE(result.timed_out);
   EXPECT_FALSE(result.ok());
+}
+
+// Ctrl-C while a build runs: the child's whole group is killed (a make's compilers too) and
+// the caller gets Interrupted. Run in a child process, which the signal is for.
+TEST(Process, InterruptKillsTheWholeProcessGroup) {
+  // Sleeps only this test starts, found by their unusual length.
+  const std::string seconds = std::to_string(100000 + ::getpid());
+  auto sleeps = [&] {
+    std::string listed = run_process({"pgrep", "-xf", "sleep " + seconds}).output_tail;
+    return std::count(listed.begin(), listed.end(), '\n');
+  };
+  pid_t child = ::fork();
+  if (child == 0) {
+    try {
+      run_process({"sh", "-c", fmt::format("sleep {0} & sleep {0}", seconds)});
+    } catch (const Interrupted&) {
+      ::_exit(42);
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  for (int i = 0; i < 100 && sleeps() < 2; ++i) ::usleep(50000);
+  ::kill(child, SIGINT);
+  int status = 0;
+  for (int i = 0; i < 400 && ::waitpid(child, &status, WNOHANG) == 0; ++i) ::usleep(50000);
+  if (::waitpid(child, &status, WNOHANG) == 0) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    ADD_FAILURE() << "the interrupted run_process did not return";
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+  for (int i = 0; i < 100 && sleeps() > 0; ++i) ::usleep(50000);
+  EXPECT_EQ(sleeps(), 0) << "a process of the interrupted group was left";
 }
 
 TEST(Process, TailIsBoundedAndLinesAreDelivered) {
