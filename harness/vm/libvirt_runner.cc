@@ -126,6 +126,8 @@ std::optional<std::pair<uid_t, gid_t>> qemu_identity(virConnectPtr connection) {
 
 // libvirt hands the kernel, initrd and console file to QEMU's user itself, but not a drive it
 // does not manage (the NVMe backing file on <qemu:commandline>): give that file to the user.
+// For a remote host too: the file is on storage both hosts share, and the uid:gid is the one
+// that host reports, the identity its QEMU opens the file with.
 void give_backing_file_to_qemu(virConnectPtr connection, const fs::path& image) {
   auto identity = qemu_identity(connection);
   if (!identity || ::geteuid() != 0) return;
@@ -286,9 +288,7 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   // The test driver rejects the flag.
   unsigned int flags =
       type != nullptr && std::string_view(type) == "QEMU" ? VIR_DOMAIN_START_AUTODESTROY : 0;
-  if (plan.has_backing_file() && is_local_uri(uri_)) {
-    give_backing_file_to_qemu(connection_.get(), plan.disk_image);
-  }
+  if (plan.has_backing_file()) give_backing_file_to_qemu(connection_.get(), plan.disk_image);
   std::string xml = domain_xml(plan, console_log);
   VirDomain domain(virDomainCreateXML(connection_.get(), xml.c_str(), flags));
   if (!domain) return {VmEnd::kStartFailed, fmt::format("libvirt: {}", libvirt_error())};

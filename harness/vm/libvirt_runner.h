@@ -3,7 +3,8 @@
 // AUTODESTROY where the driver supports it, and a sweep of kbisect domains whose kbisect
 // process is gone. With a remote URI the kernel, initramfs, console log and NVMe backing file
 // paths are opened on the remote host: they must be on storage both hosts share at the same
-// path (the runner copies nothing).
+// path (the runner copies nothing), and the backing file is given to the uid:gid that host's
+// QEMU runs as (as root; else that QEMU must be able to write it as it is).
 #pragma once
 
 #include <libvirt/libvirt.h>

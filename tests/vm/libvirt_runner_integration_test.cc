@@ -1,7 +1,7 @@
 // The libvirt runner against a real guest kernel on qemu:///system (libvirtd started by the
-// `libvirt` test fixture): a short kdio job on ext4 and on xfs, a kernel that panics, a guest
-// that never reaches init, kbisect stopped mid-run by a signal, and no kbisect domain left
-// afterwards.
+// `libvirt` test fixture): a short kdio job on ext4, on xfs and through a remote URI, a kernel
+// that panics, a guest that never reaches init, kbisect stopped mid-run by a signal, and no
+// kbisect domain left afterwards.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -65,6 +65,21 @@ TEST_F(LibvirtRunnerTest, PanickingKernelIsBootFailed) {
   RunResult result = run(scenario);
   EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
   EXPECT_NE(result.detail.find("Kernel panic"), std::string::npos) << result.detail;
+}
+
+// A remote URI: the runner treats the host as another one (no sweep by pid, no chown, the
+// accel asked of that host's hypervisor). The host is this one, reached through what qemu+ssh
+// runs at the far end (virt-ssh-helper), started by qemu+ext instead of ssh.
+TEST_F(LibvirtRunnerTest, RemoteUriRunsTheJob) {
+  fs::path helper = dir_ / "libvirt-helper.sh";
+  write_file(helper, "#!/bin/sh\nexec virt-ssh-helper qemu:///system\n");
+  fs::permissions(helper, fs::perms::owner_all);
+  std::string uri =
+      fmt::format("qemu+ext://kbisect-remote-test/system?command={}", helper.string());
+  ASSERT_FALSE(is_local_uri(uri));
+  LibvirtRunner runner(test_context(dir_), uri);
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  ASSERT_NO_FATAL_FAILURE(expect_job_result(VmRunnerTest::run(runner, scenario)));
 }
 
 TEST_F(LibvirtRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
