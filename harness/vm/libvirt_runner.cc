@@ -1,9 +1,12 @@
 #include "vm/libvirt_runner.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <libvirt/virterror.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -113,31 +116,102 @@ std::string qemu_option_value(const fs::path& path) {
   return text;
 }
 
-// The uid:gid QEMU runs as under this driver (the DAC base label in the capabilities), or
-// nullopt when it does not say.
-std::optional<std::pair<uid_t, gid_t>> qemu_identity(virConnectPtr connection) {
+std::optional<std::string> user_name(uid_t uid) {
+  passwd entry;
+  passwd* user = nullptr;
+  char buffer[4096];
+  if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &user) != 0 || user == nullptr) {
+    return std::nullopt;
+  }
+  return std::string(user->pw_name);
+}
+
+struct QemuUser {
+  uid_t uid;
+  gid_t gid;
+};
+
+// The identity QEMU runs as under this driver (the DAC base label in the capabilities), when
+// kbisect can act on it: kbisect runs as root, and QEMU does not.
+std::optional<QemuUser> qemu_user(virConnectPtr connection) {
+  if (::geteuid() != 0) return std::nullopt;
   Unique<char, ::free> capabilities(virConnectGetCapabilities(connection));
   if (!capabilities) return std::nullopt;
   static const std::regex kLabel(R"(<baselabel type='(?:kvm|qemu)'>\+(\d+):\+(\d+)</baselabel>)");
   std::cmatch match;
   if (!std::regex_search(capabilities.get(), match, kLabel)) return std::nullopt;
-  return std::pair<uid_t, gid_t>(std::stoul(match[1].str()), std::stoul(match[2].str()));
+  QemuUser user{static_cast<uid_t>(std::stoul(match[1].str())),
+                static_cast<gid_t>(std::stoul(match[2].str()))};
+  if (user.uid == 0) return std::nullopt;
+  return user;
 }
 
 // libvirt hands the kernel, initrd and console file to QEMU's user itself, but not a drive it
 // does not manage (the NVMe backing file on <qemu:commandline>): give that file to the user.
 // For a remote host too: the file is on storage both hosts share, and the uid:gid is the one
 // that host reports, the identity its QEMU opens the file with.
-void give_backing_file_to_qemu(virConnectPtr connection, const fs::path& image) {
-  auto identity = qemu_identity(connection);
-  if (!identity || ::geteuid() != 0) return;
-  if (::chown(image.c_str(), identity->first, identity->second) != 0) {
-    fail("cannot hand {} to QEMU's user {}:{}: {}", image.string(), identity->first,
-         identity->second, errno_text(errno));
+void give_backing_file_to_qemu(const QemuUser& user, const fs::path& image) {
+  if (::chown(image.c_str(), user.uid, user.gid) != 0) {
+    fail("cannot hand {} to QEMU's user {}:{}: {}", image.string(), user.uid, user.gid,
+         errno_text(errno));
   }
 }
 
+// Fails, before anything starts, when this host's QEMU could not open what it opens by path
+// (QEMU would only say "Permission denied", and the accel probe would take that for KVM).
+void check_qemu_reaches(const VmPlan& plan, const QemuUser& user, const std::string& uri) {
+  auto why = unreachable_for_qemu(plan, user.uid, user.gid);
+  if (!why) return;
+  fail(
+      "libvirt at {} runs QEMU as {} (uid {}), which {}: put workdir and build.cache_dir where "
+      "that user can reach them (every directory above them searchable by it; not under /root), "
+      "or have libvirt run QEMU as root (user = \"root\" in /etc/libvirt/qemu.conf)",
+      uri, user_name(user.uid).value_or("its user"), user.uid, *why);
+}
+
+// The errno of access(path, mode) as uid:gid with that user's groups, asked by a child that
+// takes the identity (search permission on every directory, ACLs and all); nullopt when the
+// child could not take it.
+std::optional<int> access_errno_as(uid_t uid, gid_t gid, const fs::path& path, int mode) {
+  std::vector<gid_t> groups(1, gid);
+  if (auto name = user_name(uid)) {
+    int count = 64;
+    groups.resize(count);
+    if (getgrouplist(name->c_str(), gid, groups.data(), &count) < 0) count = 1;
+    groups.resize(count);
+  }
+  const std::string target = path.string();
+  pid_t child = ::fork();
+  if (child < 0) return std::nullopt;
+  if (child == 0) {
+    if (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(gid) != 0 ||
+        ::setuid(uid) != 0) {
+      ::_exit(255);
+    }
+    ::_exit(::access(target.c_str(), mode) == 0 ? 0 : errno);
+  }
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+    return std::nullopt;
+  return WEXITSTATUS(status);
+}
+
 }  // namespace
+
+std::optional<std::string> unreachable_for_qemu(const VmPlan& plan, uid_t uid, gid_t gid) {
+  // libvirt hands the kernel and initrd themselves to QEMU, not the directories above them.
+  std::vector<std::pair<fs::path, int>> needs = {{plan.kernel.parent_path(), X_OK},
+                                                 {plan.initrd.parent_path(), X_OK}};
+  if (plan.has_backing_file()) needs.emplace_back(plan.disk_image, R_OK | W_OK);
+  for (const auto& [path, mode] : needs) {
+    auto error = access_errno_as(uid, gid, path, mode);
+    if (error && *error != 0) {
+      return fmt::format("{} {} ({})", mode == X_OK ? "cannot search" : "cannot open",
+                         path.string(), errno_text(*error));
+    }
+  }
+  return std::nullopt;
+}
 
 bool is_local_uri(const std::string& uri) {
   size_t scheme_end = uri.find("://");
@@ -288,7 +362,10 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   // The test driver rejects the flag.
   unsigned int flags =
       type != nullptr && std::string_view(type) == "QEMU" ? VIR_DOMAIN_START_AUTODESTROY : 0;
-  if (plan.has_backing_file()) give_backing_file_to_qemu(connection_.get(), plan.disk_image);
+  if (auto user = qemu_user(connection_.get())) {
+    if (plan.has_backing_file()) give_backing_file_to_qemu(*user, plan.disk_image);
+    if (is_local_uri(uri_)) check_qemu_reaches(plan, *user, uri_);
+  }
   std::string xml = domain_xml(plan, console_log);
   VirDomain domain(virDomainCreateXML(connection_.get(), xml.c_str(), flags));
   if (!domain) return {VmEnd::kStartFailed, fmt::format("libvirt: {}", libvirt_error())};

@@ -10,6 +10,7 @@
 #include <libvirt/libvirt.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "common/unique_handle.h"
@@ -38,6 +39,12 @@ std::string domain_xml(const VmPlan& plan, const std::filesystem::path& console_
 // Destroys the kbisect domains on `connection` whose kbisect process is gone (local URIs
 // only: a pid means nothing on another host); returns how many.
 int sweep_stale_domains(virConnectPtr connection);
+
+// Why QEMU, run by libvirt as uid:gid on this host, could not open the files of `plan` it
+// opens by path (the directories of the kernel and initrd, which libvirt hands over
+// themselves; the NVMe backing file, read and write), or nullopt. A child process with that
+// identity asks the kernel.
+std::optional<std::string> unreachable_for_qemu(const VmPlan& plan, uid_t uid, gid_t gid);
 
 class LibvirtBackend : public VmBackend {
  public:

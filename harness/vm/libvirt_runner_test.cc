@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/file.h"
 
 namespace kbisect {
 namespace {
@@ -112,6 +113,36 @@ TEST(Libvirt, SweepDestroysDomainsOfDeadProcessesOnly) {
   VirDomain kept(virDomainLookupByName(connection.get(), live.name.c_str()));
   ASSERT_TRUE(kept);
   virDomainDestroy(kept.get());
+}
+
+// libvirt's QEMU runs as its own user: a workdir under a private directory (/root) is where
+// every guest would fail to start with "Permission denied".
+TEST(Libvirt, UnreachableForQemuNamesWhatItCannotOpen) {
+  if (::geteuid() != 0) GTEST_SKIP() << "takes another user's identity: needs root";
+  namespace fs = std::filesystem;
+  const uid_t nobody = 65534;
+  fs::path dir = fs::temp_directory_path() / fmt::format("kbisect-reach-test-{}", ::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "open");
+  fs::create_directories(dir / "private");
+  fs::permissions(dir / "private", fs::perms::owner_all);
+  VmPlan reachable = plan();
+  reachable.kernel = dir / "open" / "bzImage";
+  reachable.initrd = dir / "open" / "initramfs.cpio";
+  reachable.disk_image = dir / "open" / "nvme.img";
+  write_file(reachable.disk_image, "");
+  ASSERT_EQ(::chown(reachable.disk_image.c_str(), nobody, nobody), 0);
+  EXPECT_EQ(unreachable_for_qemu(reachable, nobody, nobody), std::nullopt);
+
+  VmPlan private_kernel = reachable;
+  private_kernel.kernel = dir / "private" / "bzImage";
+  EXPECT_EQ(unreachable_for_qemu(private_kernel, nobody, nobody),
+            fmt::format("cannot search {} (Permission denied)", (dir / "private").string()));
+  VmPlan root_owned_disk = reachable;
+  ASSERT_EQ(::chown(reachable.disk_image.c_str(), 0, 0), 0);
+  EXPECT_EQ(unreachable_for_qemu(root_owned_disk, nobody, nobody),
+            fmt::format("cannot open {} (Permission denied)", reachable.disk_image.string()));
+  fs::remove_all(dir);
 }
 
 }  // namespace

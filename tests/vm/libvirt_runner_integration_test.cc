@@ -1,7 +1,7 @@
 // The libvirt runner against a real guest kernel on qemu:///system (libvirtd started by the
-// `libvirt` test fixture): a short kdio job on ext4, on xfs and through a remote URI, a kernel
-// that panics, a guest that never reaches init, kbisect stopped mid-run by a signal, and no
-// kbisect domain left afterwards.
+// `libvirt` test fixture): a short kdio job on ext4, on xfs and through a remote URI, a workdir
+// QEMU cannot reach, a kernel that panics, a guest that never reaches init, kbisect stopped
+// mid-run by a signal, and no kbisect domain left afterwards.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -80,6 +80,27 @@ TEST_F(LibvirtRunnerTest, RemoteUriRunsTheJob) {
   LibvirtRunner runner(test_context(dir_), uri);
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
   ASSERT_NO_FATAL_FAILURE(expect_job_result(VmRunnerTest::run(runner, scenario)));
+}
+
+// A workdir QEMU's user cannot reach (as under /root) is an error before any guest starts,
+// not a "Permission denied" from QEMU at every boot (or, in the accel probe, "KVM fails").
+TEST_F(LibvirtRunnerTest, WorkdirQemuCannotReachIsAClearError) {
+  fs::path private_dir = dir_ / "private";
+  fs::create_directories(private_dir);
+  fs::permissions(private_dir, fs::perms::owner_all);
+  LibvirtRunner runner(test_context(private_dir), kUri);
+  Scenario scenario = short_job_scenario(private_dir, FilesystemKind::kExt4);
+  RunRequest request;
+  request.kernel_image = kernel_;
+  request.scenario = &scenario;
+  try {
+    runner.run(request);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("which cannot search " + private_dir.string()),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST_F(LibvirtRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
