@@ -25,9 +25,9 @@ SimMeasurer::SimMeasurer(const CommitGraph& graph, std::string good, SimSpec spe
   if (spec_.cv < 0) fail("sim.noise.cv must not be negative (got {})", spec_.cv);
   factor_.assign(graph_.nodes.size(), 1.0);
   for (const auto& change : spec_.changes) {
-    int node = find(change.commit);
-    if (node == kGood)
-      fail("sim.changes: '{}' is the good endpoint, not a candidate", change.commit);
+    const std::string where = change.where.empty() ? "sim.changes" : change.where;
+    int node = find(change.commit, where);
+    if (node == kGood) fail("{}: '{}' is the good endpoint, not a candidate", where, change.commit);
     own_factor_[node] = change.factor;
     // The change reaches every candidate that has it as an ancestor (or is it).
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
@@ -39,23 +39,25 @@ SimMeasurer::SimMeasurer(const CommitGraph& graph, std::string good, SimSpec spe
     if (outcome.outcome != "build-failed" && outcome.outcome != "boot-failed") {
       fail("sim.outcomes: unknown outcome '{}'; use build-failed or boot-failed", outcome.outcome);
     }
-    outcomes_[find(outcome.commit)] = outcome.outcome;
+    outcomes_[find(outcome.commit, outcome.where.empty() ? "sim.outcomes" : outcome.where)] =
+        outcome.outcome;
   }
 }
 
-int SimMeasurer::find(const std::string& reference) const {
-  if (reference.empty()) fail("sim: an empty commit reference; give a sha prefix or a subject");
+int SimMeasurer::find(const std::string& reference, const std::string& where) const {
+  if (reference.empty())
+    fail("{}: an empty commit reference; give a sha prefix or a subject", where);
   if (good_.rfind(reference, 0) == 0) return kGood;
   int found = -2;
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const auto& node = graph_.nodes[i];
     if (node.id.rfind(reference, 0) == 0 || node.subject == reference) {
       if (found != -2)
-        fail("sim: '{}' is ambiguous among the candidates; use more of the sha", reference);
+        fail("{}: '{}' is ambiguous among the candidates; use more of the sha", where, reference);
       found = static_cast<int>(i);
     }
   }
-  if (found == -2) fail("sim: '{}' is not among the candidate commits", reference);
+  if (found == -2) fail("{}: '{}' is not among the candidate commits", where, reference);
   return found;
 }
 
@@ -69,7 +71,7 @@ int SimMeasurer::node_of(const std::string& commit) const {
 double SimMeasurer::true_value(const std::string& commit) const {
   if (commit.rfind(kRevertPrefix, 0) == 0) {
     auto at = commit.find('@');
-    int reverted = find(commit.substr(kRevertPrefix.size(), at - kRevertPrefix.size()));
+    int reverted = find(commit.substr(kRevertPrefix.size(), at - kRevertPrefix.size()), "sim");
     double base = true_value(commit.substr(at + 1));
     auto own = own_factor_.find(reverted);
     return own == own_factor_.end() ? base : base / own->second;

@@ -30,7 +30,8 @@ class SimMeasurer : public Measurer {
   RevertPlan revert(const std::string& base, const std::string& commit) const;
 
  private:
-  int find(const std::string& reference) const;  // sha prefix, exact subject or the good id
+  // A sha prefix, exact subject or the good id; errors start with `where`.
+  int find(const std::string& reference, const std::string& where) const;
   // The node a measured commit is, or the good endpoint's index for a commit outside the
   // candidates.
   int node_of(const std::string& commit) const;

@@ -85,8 +85,15 @@ TEST(SimRunner, DriftAndOutcomes) {
 TEST(SimRunner, BadReferencesAreErrors) {
   CommitGraph graph = testing::linear_graph(4);
   SimSpec spec;
-  spec.changes = {{"nosuchcommit", 0.9}};
-  EXPECT_THROW(SimMeasurer(graph, good_id(), spec), Error);
+  spec.changes = {{"nosuchcommit", 0.9, "s.yaml:9:15: sim.changes[0].commit"}};
+  try {
+    SimMeasurer sim(graph, good_id(), spec);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(),
+                 "s.yaml:9:15: sim.changes[0].commit: 'nosuchcommit' is not among the candidate "
+                 "commits");
+  }
   spec.changes = {{"0000", 0.9}};  // a prefix of every id
   EXPECT_THROW(SimMeasurer(graph, good_id(), spec), Error);
   spec.changes = {};

@@ -77,12 +77,17 @@ class Parser {
  private:
   [[noreturn]] void error(const YAML::Node& at, const std::string& key,
                           const std::string& what) const {
+    fail("{}: {}", where(at, key), what);
+  }
+
+  // "FILE:LINE:COLUMN: key" (or without the key), how messages name a place in the config.
+  std::string where(const YAML::Node& at, const std::string& key) const {
     YAML::Mark mark = at.Mark();
     // yaml-cpp marks are 0-based; an empty document has no mark at all.
     int line = mark.is_null() ? 1 : mark.line + 1;
     int column = mark.is_null() ? 1 : mark.column + 1;
-    if (key.empty()) fail("{}:{}:{}: {}", file_.string(), line, column, what);
-    fail("{}:{}:{}: {}: {}", file_.string(), line, column, key, what);
+    if (key.empty()) return fmt::format("{}:{}:{}", file_.string(), line, column);
+    return fmt::format("{}:{}:{}: {}", file_.string(), line, column, key);
   }
 
   // Checks that `map` is a map with no unknown and no repeated keys.
@@ -644,7 +649,9 @@ void Parser::sim(const Field& field, SimSpec& sim) const {
     for (const Field& item : sequence(*changes)) {
       check_map(item, {"commit", "factor"});
       SimChange change;
-      change.commit = nonempty_string(require(item, "commit"));
+      Field commit = require(item, "commit");
+      change.commit = nonempty_string(commit);
+      change.where = where(commit.node, commit.key);
       change.factor = number(require(item, "factor"), 1e-6, 1e6);
       sim.changes.push_back(std::move(change));
     }
@@ -653,7 +660,9 @@ void Parser::sim(const Field& field, SimSpec& sim) const {
     for (const Field& item : sequence(*outcomes)) {
       check_map(item, {"commit", "outcome"});
       SimOutcome outcome;
-      outcome.commit = nonempty_string(require(item, "commit"));
+      Field commit = require(item, "commit");
+      outcome.commit = nonempty_string(commit);
+      outcome.where = where(commit.node, commit.key);
       Field kind = require(item, "outcome");
       outcome.outcome = string(kind);
       if (outcome.outcome != "build-failed" && outcome.outcome != "boot-failed") {

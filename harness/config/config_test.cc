@@ -227,6 +227,7 @@ sim:
   EXPECT_DOUBLE_EQ(s.sim.drift_per_sample, 0.001);
   ASSERT_EQ(s.sim.changes.size(), 2u);
   EXPECT_EQ(s.sim.changes[1].commit, "fs: a subject");
+  EXPECT_EQ(s.sim.changes[1].where, (dir_ / "c.yaml").string() + ":38:53: sim.changes[1].commit");
   EXPECT_DOUBLE_EQ(s.sim.changes[1].factor, 1.2);
   ASSERT_EQ(s.sim.outcomes.size(), 1u);
   EXPECT_EQ(s.sim.outcomes[0].outcome, "boot-failed");

@@ -271,8 +271,9 @@ for command in "log 1" "query sessions" "report last"; do
 done
 [[ ! -e $work/missing.db ]] || fail "a command that only reads created $work/missing.db"
 
-# A bisection its scenario cannot run (a sim change that names no candidate; a variant the
-# workload does not have, found before any kernel is built) fails and stores no session.
+# A bisection its scenario cannot run (a sim change that names no candidate, said at its
+# FILE:LINE; a variant the workload does not have, found before any kernel is built) fails and
+# stores no session.
 sessions=$(sqlite3 "$db" "select count(*) from sessions")
 sed -e 's/^name: sim-cli/name: sim-no-such-change/' -e 's/"change 27"/"no such subject"/' \
   "$work/sim.yaml" >"$work/no-change.yaml"
@@ -283,7 +284,7 @@ for args in "-c $work/no-change.yaml" "-c $work/no-variant.yaml --variant nope";
   # shellcheck disable=SC2086 # $args is the word list it reads as
   "$kbisect" --db "$db" bisect $args --good "$good" --bad "$bad" 2>"$work/cannot.err" &&
     fail "bisect $args ran"
-  grep -q "not among the candidate commits\|has no variant 'nope'" "$work/cannot.err" ||
+  grep -q "no-change.yaml:[0-9]*:[0-9]*: sim.changes\[0\].commit: 'no such subject' is not among the candidate commits\|has no variant 'nope'" "$work/cannot.err" ||
     fail "bisect $args: $(cat "$work/cannot.err")"
 done
 [[ $(sqlite3 "$db" "select count(*) from sessions") == "$sessions" ]] ||
