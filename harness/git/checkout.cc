@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/interrupt.h"
 #include "common/unique_fd.h"
 
 namespace kbisect {
@@ -142,6 +143,9 @@ class Materialiser {
   // Writes to a temporary name and renames it into place: the old file or symlink is replaced
   // atomically, and never written through (it may be a symlink pointing anywhere).
   void write_entry(const std::string& path, const git_oid& id, uint32_t mode) {
+    // A kernel tree is some 80,000 files: Ctrl-C stops between two (the manifest is gone, so
+    // the next checkout is a full one).
+    throw_if_interrupted();
     fs::path relative(path);
     make_parents(relative);
     fs::path target = dir_ / relative;

@@ -3,13 +3,16 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <fstream>
 #include <map>
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/interrupt.h"
 #include "common/process.h"
 #include "git/test_repo.h"
 
@@ -172,6 +175,37 @@ TEST_F(CheckoutTest, MissingOrCorruptManifestMeansFullCheckout) {
     std::map<std::string, std::string> actual = snapshot(build, skip);
     for (const auto& [path, entry] : expected) EXPECT_EQ(actual[path], entry) << path;
     materialise_tree(repo, first_, build);
+  }
+}
+
+// Ctrl-C during a checkout stops it between two files; the directory is then known to be in
+// between trees, and the next checkout is a full one. In a child process (the signal's).
+TEST_F(CheckoutTest, InterruptedCheckoutStopsAndTheNextIsFull) {
+  fs::path build = scratch_.path() / "src";
+  pid_t child = ::fork();
+  if (child == 0) {
+    install_interrupt_handlers();
+    try {
+      Repository repo = Repository::open(repo_.dir());
+      materialise_tree(repo, first_, build);
+      ::raise(SIGINT);
+      materialise_tree(repo, second_, build);
+    } catch (const Interrupted&) {
+      ::_exit(42);
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+  EXPECT_FALSE(fs::exists(build / kManifestName));
+  Repository repo = Repository::open(repo_.dir());
+  EXPECT_TRUE(materialise_tree(repo, second_, build).full);
+  std::map<std::string, std::string> actual = snapshot(build, {std::string(kManifestName)});
+  for (const auto& [path, entry] : git_checkout(repo_, second_, scratch_.path() / "git")) {
+    EXPECT_EQ(actual[path], entry) << path;
   }
 }
 
