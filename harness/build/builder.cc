@@ -1,8 +1,5 @@
 #include "build/builder.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-
 #include <algorithm>
 #include <boost/process/search_path.hpp>
 #include <chrono>
@@ -13,11 +10,11 @@
 #include "build/build_log.h"
 #include "build/config_cache.h"
 #include "build/configure.h"
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/process.h"
 #include "common/sha256.h"
-#include "common/unique_fd.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
@@ -61,20 +58,6 @@ void check_request(const BuildRequest& request) {
       fail("'{}' is needed to build kernels but is not in PATH; install it (make deps)", tool);
     }
   }
-}
-
-UniqueFd lock_object_dir(const fs::path& object_dir) {
-  std::error_code error;
-  fs::create_directories(object_dir, error);
-  if (error) fail("cannot create {}: {}", object_dir.string(), error.message());
-  fs::path lock_path = object_dir / ".kbisect-lock";
-  UniqueFd fd(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (!fd) fail("cannot open {}: {}", lock_path.string(), errno_text(errno));
-  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    fail("{} is in use by another kbisect build; wait for it or use another workdir",
-         object_dir.string());
-  }
-  return fd;
 }
 
 std::vector<std::string> make_variables(const BuildSpec& spec) {
@@ -283,7 +266,7 @@ BuildResult Builder::build(const BuildRequest& request) {
   check_request(request);
   BuildCache cache(fs::absolute(request.build.cache_dir));
   const fs::path object_dir = fs::absolute(request.object_dir);
-  UniqueFd lock = lock_object_dir(object_dir);
+  DirLock lock(object_dir, "wait for it or use another workdir");
   const ConfigRequest config_request =
       config_request_for(request, object_dir, std::chrono::seconds(request.build.timeout_seconds));
 

@@ -3,16 +3,14 @@
 // milliseconds. tests/build/ builds real kernels.
 #include "build/builder.h"
 
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/file.h>
 
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/sha256.h"
 #include "common/temp_dir.h"
-#include "common/unique_fd.h"
 
 namespace kbisect {
 namespace {
@@ -258,12 +256,14 @@ TEST_F(BuilderTest, BaseConfigFromAFile) {
 }
 
 TEST_F(BuilderTest, BusyObjectDirectoryIsAnError) {
-  fs::create_directories(request_.object_dir);
-  UniqueFd lock(::open((request_.object_dir / ".kbisect-lock").c_str(), O_RDWR | O_CREAT, 0644));
-  ASSERT_TRUE(lock);
-  ASSERT_EQ(::flock(lock.get(), LOCK_EX), 0);
   // flock locks belong to the open file description: a second open in this process conflicts.
-  EXPECT_THROW(builder_.build(request_), Error);
+  DirLock held(request_.object_dir, "");
+  try {
+    builder_.build(request_);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("is in use by another kbisect process; wait for it"));
+  }
 }
 
 }  // namespace

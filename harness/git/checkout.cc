@@ -1,13 +1,13 @@
 #include "git/checkout.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <vector>
 
+#include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/interrupt.h"
@@ -32,21 +32,6 @@ GitTreePtr lookup_tree(const Repository& repo, std::string_view treeish) {
   check_git(git_object_peel(&peeled, object.get(), GIT_OBJECT_TREE),
             fmt::format("'{}' does not name a tree", spec), "give a commit or tree id");
   return GitTreePtr(reinterpret_cast<git_tree*>(peeled));
-}
-
-// Holds an exclusive flock on the directory for the whole update.
-UniqueFd lock_directory(const fs::path& dir) {
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd) {
-    fail("cannot open {}: {}; check the build directory setting", dir.string(), errno_text(errno));
-  }
-  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    fail(
-        "{} is being updated by another kbisect process; wait for it or give each run its own "
-        "build directory",
-        dir.string());
-  }
-  return fd;
 }
 
 class Materialiser {
@@ -266,17 +251,14 @@ void write_manifest(const fs::path& manifest, const git_oid& tree_id) {
 MaterialiseStats materialise_tree(const Repository& repo, std::string_view treeish,
                                   const fs::path& dir) {
   GitTreePtr tree = lookup_tree(repo, treeish);
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error)
-    fail("cannot create {}: {}; check the build directory setting", dir.string(), error.message());
-  UniqueFd lock = lock_directory(dir);
+  DirLock lock(dir, "wait for it or give each run its own build directory");
   fs::path manifest = dir / kManifestName;
   GitTreePtr old_tree = manifest_tree(repo, manifest);
   const git_oid* tree_id = git_tree_id(tree.get());
   if (old_tree && git_oid_equal(git_tree_id(old_tree.get()), tree_id)) return {};
   // Until the new manifest is in place the directory is in between trees: a crash now must
   // lead to a full checkout next time.
+  std::error_code error;
   fs::remove(manifest, error);
   if (error) fail("cannot remove {}: {}", manifest.string(), error.message());
   Materialiser materialiser(repo, dir);

@@ -25,6 +25,8 @@ CommitMeasurer::CommitMeasurer(const Scenario& scenario, Store& store, Events& e
       store_(store),
       events_(events),
       workdir_(std::move(workdir)),
+      workdir_lock_(workdir_,
+                    "wait for it, or give this scenario its own workdir (the key workdir:)"),
       repo_(Repository::open(scenario.kernel.repo)),
       runner_(make_runner(scenario, workdir_, &events)),
       config_hash_(scenario_hash(scenario)),

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "build/builder.h"
+#include "common/dir_lock.h"
 #include "common/events.h"
 #include "config/scenario.h"
 #include "config/variant_selection.h"  // find_variant, select_variants
@@ -76,6 +77,8 @@ class CommitMeasurer {
   Store& store_;
   Events& events_;
   std::filesystem::path workdir_;
+  // Its work tree, objects, NVMe image and logs are this process's alone while it measures.
+  DirLock workdir_lock_;
   Repository repo_;
   Builder builder_;
   std::unique_ptr<Runner> runner_;

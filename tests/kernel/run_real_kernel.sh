@@ -3,7 +3,8 @@
 # the base of the small generated history (scripts/demo-history --small), built (tinyconfig +
 # vmimages/kconfig/{guest,ext4,lean,xfs}.config), booted under QEMU with an emulated NVMe namespace,
 # kdio run on ext4 in the guest, the sample found in the database; then a commit that does not
-# compile must come out build-failed without a boot. Leaves OUT/bzImage for the VM tests.
+# compile must come out build-failed without a boot, and a workdir another process holds is
+# refused. Leaves OUT/bzImage for the VM tests.
 #   run_real_kernel.sh KBISECT SOURCE_DIR OUT_DIR
 set -euo pipefail
 kbisect=$1 source_dir=$2 out=$3
@@ -48,4 +49,16 @@ outcome=$("$kbisect" --db "$db" query --format csv \
   "select outcome from builds where commit_id = '$broken'" | tr -d '\r' | tail -n 1)
 [[ "$outcome" == build-failed ]] || fail "builds table says '$outcome'"
 if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then fail "a QEMU process was left"; fi
+
+# A workdir that another process holds (here flock(1), around this kbisect) is refused before
+# anything is touched: two runs would share its work tree, objects and NVMe image.
+workdir=$(sed -n 's/^workdir: //p' "$out/run.yaml")
+set +e
+flock "$workdir" "$kbisect" --db "$db" run -c "$out/run.yaml" --commit "$base" --samples 1 \
+  >/dev/null 2>"$out/busy.err"
+status=$?
+set -e
+[[ $status -eq 1 ]] || fail "a run in a held workdir must exit 1, got $status"
+grep -q "^kbisect: error: $workdir is in use by another kbisect process; wait for it" \
+  "$out/busy.err" || fail "held workdir: $(cat "$out/busy.err")"
 echo "PASS"
