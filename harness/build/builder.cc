@@ -248,16 +248,17 @@ ConfigResult Builder::configure(const ConfigRequest& request, const fs::path& ca
                       toolchain()};
   const std::string key = inputs.key();
   ConfigCache cache(cache_root / "kconfig");
-  if (std::optional<fs::path> cached = cache.find(key)) {
+  if (std::optional<CachedConfig> cached = cache.find(key)) {
     ConfigResult result;
     result.ok = true;
     result.config = request.config_dir / ".config";
+    result.warnings = cached->warnings;
     fs::create_directories(request.config_dir);
-    write_file(result.config, read_file(*cached));
+    write_file(result.config, read_file(cached->config));
     return result;
   }
   ConfigResult result = configure_kernel(request);
-  if (result.ok) cache.store(key, result.config);
+  if (result.ok) cache.store(key, result.config, result.warnings);
   return result;
 }
 

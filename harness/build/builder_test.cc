@@ -136,9 +136,17 @@ TEST_F(BuilderTest, ConfigChangeIsANewKey) {
   EXPECT_FALSE(second.cache_hit);
   EXPECT_NE(second.config_sha256, first.config_sha256);
   EXPECT_THAT(read_file(second.config), HasSubstr("CONFIG_A=y"));
-  // merge_config.sh warns when a fragment redefines a value.
-  ASSERT_EQ(second.warnings.size(), 1u);
-  EXPECT_THAT(second.warnings[0], HasSubstr("fragment.config:1: CONFIG_A=y redefines CONFIG_A"));
+  // Redefining the base is what a fragment is for; redefining an earlier fragment is worth
+  // a warning.
+  EXPECT_EQ(second.warnings, std::vector<std::string>());
+  write_file(root_ / "later.config", "CONFIG_A=m\n");
+  request_.kernel.fragments.push_back(root_ / "later.config");
+  BuildResult third = builder_.build(request_);
+  ASSERT_EQ(third.warnings.size(), 1u);
+  EXPECT_THAT(third.warnings[0], HasSubstr("later.config:1: CONFIG_A=m redefines CONFIG_A (was "
+                                           "CONFIG_A=y from "));
+  // Built again, the .config comes from the config cache, and so do its warnings.
+  EXPECT_EQ(builder_.build(request_).warnings, third.warnings);
 }
 
 TEST_F(BuilderTest, CompileErrorIsBuildFailedWithTheErrorLine) {

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <utility>
 #include <vector>
 
 #include "build/configure.h"
 #include "common/error.h"
+#include "common/file.h"
 #include "common/sha256.h"
 
 namespace kbisect {
@@ -74,13 +76,19 @@ ConfigCache::ConfigCache(fs::path directory) : directory_(std::move(directory)) 
   }
 }
 
-std::optional<fs::path> ConfigCache::find(const std::string& key) const {
-  fs::path entry = directory_ / (key + ".config");
-  if (!fs::is_regular_file(entry)) return std::nullopt;
-  return entry;
+std::optional<CachedConfig> ConfigCache::find(const std::string& key) const {
+  CachedConfig found{directory_ / (key + ".config"), {}};
+  if (!fs::is_regular_file(found.config)) return std::nullopt;
+  std::istringstream warnings(read_file_if_present(directory_ / (key + ".warnings")).value_or(""));
+  for (std::string line; std::getline(warnings, line);) found.warnings.push_back(line);
+  return found;
 }
 
-void ConfigCache::store(const std::string& key, const fs::path& config) const {
+void ConfigCache::store(const std::string& key, const fs::path& config,
+                        const std::vector<std::string>& warnings) const {
+  std::string lines;
+  for (const std::string& warning : warnings) lines += warning + '\n';
+  write_file_atomically(directory_ / (key + ".warnings"), lines);
   // Copied beside the entry and renamed over it: a reader sees a whole file or none.
   fs::path temporary = directory_ / fmt::format(".tmp-{}-{}", ::getpid(), key);
   std::error_code error;

@@ -3,7 +3,8 @@
 // toolchain that Kconfig probes. Most bisection steps touch no Kconfig input, so they cost no
 // Kconfig run at all (make tinyconfig and make olddefconfig take half a minute on an idle
 // machine and minutes on a loaded one: they probe the compiler ~100 times).
-// Entries live in <build cache>/kconfig/<key>.config, written whole or not at all.
+// Entries live in <build cache>/kconfig/<key>.config (and the run's warnings in <key>.warnings,
+// written first), each written whole or not at all.
 #pragma once
 
 #include <filesystem>
@@ -31,12 +32,18 @@ struct ConfigInputs {
   std::string key() const;
 };
 
+struct CachedConfig {
+  std::filesystem::path config;
+  std::vector<std::string> warnings;  // what the Kconfig run that made it warned about
+};
+
 class ConfigCache {
  public:
   explicit ConfigCache(std::filesystem::path directory);
 
-  std::optional<std::filesystem::path> find(const std::string& key) const;
-  void store(const std::string& key, const std::filesystem::path& config) const;
+  std::optional<CachedConfig> find(const std::string& key) const;
+  void store(const std::string& key, const std::filesystem::path& config,
+             const std::vector<std::string>& warnings) const;
 
  private:
   std::filesystem::path directory_;

@@ -101,15 +101,20 @@ TEST_F(ConfigCacheTest, StoresAndFindsWholeFiles) {
   ConfigCache cache(root_ / "cache/kconfig");
   EXPECT_EQ(cache.find("k1"), std::nullopt);
   write_file(root_ / "final.config", "CONFIG_A=y\nCONFIG_B=y\n");
-  cache.store("k1", root_ / "final.config");
+  const std::vector<std::string> warnings = {"f.config:1: CONFIG_C=y did not hold (it is n)",
+                                             "f.config:2: CONFIG_D=y redefines CONFIG_D"};
+  cache.store("k1", root_ / "final.config", warnings);
+  cache.store("k3", root_ / "final.config", {});
   auto found = cache.find("k1");
   ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(read_file(*found), "CONFIG_A=y\nCONFIG_B=y\n");
-  EXPECT_EQ(cache.find("k2"), std::nullopt);
+  EXPECT_EQ(read_file(found->config), "CONFIG_A=y\nCONFIG_B=y\n");
+  EXPECT_EQ(found->warnings, warnings);
+  EXPECT_EQ(cache.find("k3")->warnings, std::vector<std::string>());
+  EXPECT_FALSE(cache.find("k2").has_value());
   int files = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(root_ / "cache/kconfig"))
     ++files;
-  EXPECT_EQ(files, 1) << "no temporary file left";
+  EXPECT_EQ(files, 4) << "two entries of two files each, no temporary file left";
 }
 
 }  // namespace

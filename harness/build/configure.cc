@@ -101,13 +101,13 @@ ConfigResult configure_kernel(const ConfigRequest& request) {
         request.base);
   }
   merged = KernelConfig::load(base_file.string());
+  // Fragments and the guest's options override the base silently (that is their purpose);
+  // overriding what an earlier fragment asked for deserves a warning.
   for (const fs::path& fragment : request.fragments) {
     for (const KconfigOverride& change : merged.merge(load_fragment(fragment))) {
-      result.warnings.push_back(describe(change));
+      if (!from_file(change.previous, base_file)) result.warnings.push_back(describe(change));
     }
   }
-  // The guest's options override the base silently (that is their purpose); overriding
-  // something a user fragment asked for deserves a warning.
   KernelConfig guest;
   for (const fs::path& required : request.guest_configs) guest.merge(load_fragment(required));
   for (const KconfigOverride& change : merged.merge(guest)) {

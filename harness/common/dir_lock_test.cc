@@ -21,9 +21,9 @@ TEST(DirLock, ASecondHolderIsRefusedUntilTheFirstLetsGo) {
     DirLock second(dir, "wait for it or use another workdir");
     FAIL() << "expected an error";
   } catch (const Error& error) {
-    EXPECT_EQ(std::string(error.what()),
-              dir.string() +
-                  " is in use by another kbisect process; wait for it or use another workdir");
+    EXPECT_EQ(
+        std::string(error.what()),
+        dir.string() + " is in use by another kbisect process; wait for it or use another workdir");
   }
   first.reset();
   EXPECT_NO_THROW(DirLock(dir, "wait for it"));

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "build/builder.h"
@@ -85,6 +86,7 @@ class CommitMeasurer {
   std::string config_hash_;
   std::string host_;
   std::map<std::string, KernelImage> kernels_;
+  std::set<std::string> config_warnings_shown_;
   PhaseTimings timings_;
 };
 
