@@ -10,6 +10,7 @@
 #include "build/build_log.h"
 #include "build/config_cache.h"
 #include "build/configure.h"
+#include "build/leftover_make.h"
 #include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -160,6 +161,8 @@ ProcessResult run_make(const BuildRequest& request, const ConfigRequest& config,
   options.log_file = object_dir / kBuildLog;
   options.extra_environment = config.environment;
   options.timeout = config.timeout;
+  MakeGroupNote group_note(object_dir);
+  options.on_start = [&](int group) { group_note.note(group); };
   options.on_line = [&](std::string_view line) {
     if (!is_compile_line(line)) return;
     ++progress.compiled;
@@ -272,11 +275,14 @@ BuildResult Builder::build(const BuildRequest& request) {
       config_request_for(request, object_dir, std::chrono::seconds(request.build.timeout_seconds));
 
   BuildResult result;
+  for (const fs::path& dir : {object_dir, config_request.config_dir}) {
+    if (auto stopped = stop_leftover_make(dir)) result.warnings.push_back(*stopped);
+  }
   result.compiler = compiler_version();
   const auto config_start = Clock::now();
   ConfigResult config = configure(config_request, cache.root());
   result.config_seconds = seconds_since(config_start);
-  result.warnings = config.warnings;
+  result.warnings.insert(result.warnings.end(), config.warnings.begin(), config.warnings.end());
   if (!config.ok) {
     keep_failure(result, cache.root(), request.tree_id + "-kconfig", config.log, config.config);
     result.log_tail = config.log_tail;

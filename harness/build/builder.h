@@ -52,7 +52,7 @@ struct BuildResult {
   bool cache_hit = false;
   std::filesystem::path log;          // the build log (kept for failures too)
   std::string log_tail;               // build-failed: error lines first, then the last lines
-  std::vector<std::string> warnings;  // config merge warnings
+  std::vector<std::string> warnings;  // config merge warnings; a leftover make stopped
   double config_seconds = 0;
   double build_seconds = 0;  // make bzImage (0 on a cache hit)
   double seconds = 0;        // the whole call

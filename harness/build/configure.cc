@@ -5,6 +5,7 @@
 #include "build/build_log.h"
 #include "build/kconfig.h"
 #include "build/kconfig_deps.h"
+#include "build/leftover_make.h"
 #include "common/error.h"
 #include "common/file.h"
 #include "common/process.h"
@@ -25,6 +26,8 @@ bool run_kconfig(const ConfigRequest& request, const std::string& target, Config
   options.log_file = request.config_dir / (target + ".log");
   options.extra_environment = request.environment;
   options.timeout = request.timeout;
+  MakeGroupNote group_note(request.config_dir);
+  options.on_start = [&](int group) { group_note.note(group); };
   ProcessResult run = run_process(argv, options);
   if (run.timed_out) {
     fail("{} timed out after {} s; raise build.timeout_seconds", describe_command(argv),

@@ -95,6 +95,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   } catch (const bp::process_error& error) {
     fail("cannot run {}: {}", describe_command(argv), error.what());
   }
+  if (options.on_start) options.on_start(group.native_handle());
   // Our copy of the write end must go, or the read loop never sees EOF.
   ::close(output.native_sink());
   output.assign_sink(-1);

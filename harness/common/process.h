@@ -24,6 +24,8 @@ struct ProcessOptions {
   // When set, replaces `timeout` and is asked again after every chunk of output, so on_line can
   // move the deadline as the program reports progress (a VM's boot, then its workload deadline).
   std::function<std::chrono::steady_clock::time_point()> deadline;
+  // Called once the program runs, with its process group (to find it again after a crash).
+  std::function<void(int process_group)> on_start;
 };
 
 struct ProcessResult {

@@ -76,8 +76,8 @@ KernelImage CommitMeasurer::build_kernel(const std::string& commit) {
                     result.ok() ? (result.cache_hit ? "cache hit" : "ok") : "build-failed");
   // A fragment's option that did not hold changes what is measured: say so, once per process.
   for (const std::string& warning : result.warnings) {
-    if (config_warnings_shown_.insert(warning).second) {
-      events_.note("warning", fmt::format("kernel config of {}: {}", short_id, warning));
+    if (build_warnings_shown_.insert(warning).second) {
+      events_.note("warning", fmt::format("build of {}: {}", short_id, warning));
     }
   }
 

@@ -86,7 +86,7 @@ class CommitMeasurer {
   std::string config_hash_;
   std::string host_;
   std::map<std::string, KernelImage> kernels_;
-  std::set<std::string> config_warnings_shown_;
+  std::set<std::string> build_warnings_shown_;
   PhaseTimings timings_;
 };
 
