@@ -297,12 +297,21 @@ printf 'device: {kind: nvme-passthrough, pci: "0000:99:00.0"}\n' >>"$work/no-dev
   fail "run with no such PCI device ran"
 grep -q "^kbisect: error: no PCI device 0000:99:00.0 on this host" "$work/device.err" ||
   fail "run with no such PCI device: $(cat "$work/device.err")"
-# A comparison that fails half-way (here: a work directory that cannot be made) ends its
-# session as aborted with the reason; it is not left running.
+# A workdir that cannot be made stops a comparison before it stores anything; one that fails
+# half-way (here: its work tree cannot be made, a file is in the way) ends its session as
+# aborted with the reason; it is not left running.
+sessions=$(sqlite3 "$db" "select count(*) from sessions")
 "$kbisect" --db "$db" --workdir /proc/kbisect-nowhere compare -c "$work/no-variant.yaml" \
   --a "$good" --b "$bad" 2>"$work/compare.err" && fail "compare in /proc ran"
+grep -q "^kbisect: error: cannot create /proc/kbisect-nowhere" "$work/compare.err" ||
+  fail "compare in /proc: $(cat "$work/compare.err")"
+[[ $(sqlite3 "$db" "select count(*) from sessions") == "$sessions" ]] ||
+  fail "a comparison without a workdir stored a session"
+mkdir -p "$work/blocked" && touch "$work/blocked/src"
+"$kbisect" --db "$db" --workdir "$work/blocked" compare -c "$work/no-variant.yaml" \
+  --a "$good" --b "$bad" 2>"$work/compare.err" && fail "compare without a work tree ran"
 [[ $(sqlite3 "$db" "select status || ' ' || json_extract(result, '$.message') from sessions
-                    order by id desc limit 1") == "aborted cannot create /proc/kbisect-nowhere/"* ]] ||
+                    order by id desc limit 1") == "aborted cannot create $work/blocked/src"* ]] ||
   fail "a failed comparison's session: $(sqlite3 "$db" "select * from sessions order by id desc limit 1")"
 
 set +e
