@@ -26,16 +26,16 @@ bool group_runs(int group) {
     if (comm_end == std::string::npos) continue;  // gone meanwhile
     char state = 0;
     int parent = 0, process_group = 0;
-    if (std::sscanf(stat->c_str() + comm_end + 1, " %c %d %d", &state, &parent,
-                    &process_group) == 3 &&
-        process_group == group && state != 'Z') {
-      return true;
-    }
+    bool parsed = std::sscanf(stat->c_str() + comm_end + 1, " %c %d %d", &state, &parent,
+                              &process_group) == 3;
+    if (parsed && process_group == group && state != 'Z') return true;
   }
   return false;
 }
 
-bool alive(int pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
+bool alive(int pid) {
+  return ::kill(pid, 0) == 0 || errno == EPERM;
+}
 
 }  // namespace
 
