@@ -67,6 +67,13 @@ int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
   const Scenario& scenario = context.scenario;
   std::vector<double> values;
   for (const auto& m : measurements) {
+    if (!m.vm_started) {
+      fmt::print(stderr,
+                 "kbisect: the VM for {} did not start ({}); that is this host or the VM set-up, "
+                 "not the kernel: stopping git bisect run\n",
+                 commit.substr(0, 12), m.detail);
+      return kGitBisectAbort;
+    }
     if (m.outcome == Outcome::kBootFailed && scenario.bisect.boot_failure_is_bad) {
       return kGitBisectBad;
     }

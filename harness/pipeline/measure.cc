@@ -142,6 +142,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   run.console_log = result.console_log.string();
   measured.outcome = result.outcome;
   measured.detail = result.detail;
+  measured.vm_started = result.vm_started;
 
   std::vector<SampleRecord> samples;
   if (result.outcome == Outcome::kOk) {

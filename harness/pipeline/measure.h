@@ -52,6 +52,7 @@ struct MeasuredRun {
   std::optional<double> value;            // the first (bisected) metric, when ok
   int64_t run_id = 0;
   std::string detail;
+  bool vm_started = true;  // as RunResult::vm_started
 };
 
 class CommitMeasurer {

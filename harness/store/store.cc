@@ -476,12 +476,13 @@ std::vector<JournalRecord> Store::journal_of(int64_t session_id) {
 
 std::vector<UnjournaledRun> Store::unjournaled_runs(int64_t session_id,
                                                     const std::string& metric_key) {
-  Statement query(db_.get(),
-                  "SELECT r.id, r.commit_id, r.outcome, r.detail, "
-                  "(SELECT m.value FROM samples s JOIN sample_metrics m ON m.sample_id = s.id "
-                  "WHERE s.run_id = r.id AND m.metric = ?2 ORDER BY s.id LIMIT 1) "
-                  "FROM runs r WHERE r.session_id = ?1 AND NOT EXISTS "
-                  "(SELECT 1 FROM journal j WHERE j.run_id = r.id) ORDER BY r.id");
+  Statement query(
+      db_.get(),
+      "SELECT r.id, r.commit_id, r.outcome, r.detail, "
+      "(SELECT m.value FROM samples s JOIN sample_metrics m ON m.sample_id = s.id "
+      "WHERE s.run_id = r.id AND m.metric = ?2 ORDER BY s.id LIMIT 1) "
+      "FROM runs r WHERE r.session_id = ?1 AND r.outcome != 'infra-error' AND NOT EXISTS "
+      "(SELECT 1 FROM journal j WHERE j.run_id = r.id) ORDER BY r.id");
   query.bind(session_id, metric_key);
   std::vector<UnjournaledRun> runs;
   while (query.step()) {

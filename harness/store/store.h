@@ -65,6 +65,7 @@ class Store {
   int64_t append_journal(const JournalRecord& record);
   std::vector<JournalRecord> journal_of(int64_t session_id);  // in the order appended
   // Runs of the session without a journal entry, oldest first, with the value of `metric_key`.
+  // Infra-errors are left out: they say nothing of their commit, which is measured again.
   std::vector<UnjournaledRun> unjournaled_runs(int64_t session_id, const std::string& metric_key);
 
   void set_baseline(const BaselineRecord& baseline);

@@ -384,6 +384,9 @@ TEST_F(StoreTest, JournalAndTheRunsItHasNotSeen) {
   failed.detail = "error: x";
   int64_t broken = store.insert_run(failed);
   store.insert_run(a_run("c3"));  // another session's (none): never reported
+  RunRecord no_vm = a_run("c5", Outcome::kInfraError);
+  no_vm.session_id = id;
+  store.insert_run(no_vm);  // says nothing of c5: never reported, c5 is measured again
 
   store.append_journal(
       {.session_id = id, .kind = "endpoints-ok", .phase = "search", .commit = "c0"});

@@ -50,6 +50,9 @@ struct RunResult {
   double workload_seconds = 0;  // guest init report until results received
   std::string accel;            // "kvm" or "tcg" as actually used
   std::filesystem::path console_log;
+  // False when QEMU or libvirt could not start the VM (an infra-error of the host or the VM
+  // set-up, not of the kernel under test).
+  bool vm_started = true;
 };
 
 class Runner {
