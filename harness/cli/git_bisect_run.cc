@@ -69,8 +69,8 @@ int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
   for (const auto& m : measurements) {
     if (!m.vm_started) {
       fmt::print(stderr,
-                 "kbisect: the VM for {} did not start ({}); that is this host or the VM set-up, "
-                 "not the kernel: stopping git bisect run\n",
+                 "kbisect: {}: {}; that is this host or the VM set-up, not the kernel: stopping "
+                 "git bisect run\n",
                  commit.substr(0, 12), m.detail);
       return kGitBisectAbort;
     }

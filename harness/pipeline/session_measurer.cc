@@ -90,8 +90,8 @@ Measurement KernelMeasurer::measure_anew(const MeasureRequest& request) {
   if (!run.vm_started) {
     // Skipping the commit would bend the search around a problem of the machine.
     fail(
-        "the VM for {} did not start ({}); that is this host or the VM set-up, not the kernel: "
-        "fix it, then continue the session",
+        "{}: {}; that is this host or the VM set-up, not the kernel: fix it, then continue the "
+        "session",
         request.commit.substr(0, 12), run.detail);
   }
   last_run_id_ = run.run_id;

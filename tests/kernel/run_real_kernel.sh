@@ -3,8 +3,8 @@
 # the base of the small generated history (scripts/demo-history --small), built (tinyconfig +
 # vmimages/kconfig/{guest,ext4,lean,xfs}.config), booted under QEMU with an emulated NVMe namespace,
 # kdio run on ext4 in the guest, the sample found in the database; then a commit that does not
-# compile must come out build-failed without a boot, and a workdir another process holds is
-# refused. Leaves OUT/bzImage for the VM tests.
+# compile must come out build-failed without a boot, a workdir another process holds is
+# refused, and a VM that cannot start stops a bisection. Leaves OUT/bzImage for the VM tests.
 #   run_real_kernel.sh KBISECT SOURCE_DIR OUT_DIR
 set -euo pipefail
 kbisect=$1 source_dir=$2 out=$3
@@ -61,4 +61,27 @@ set -e
 [[ $status -eq 1 ]] || fail "a run in a held workdir must exit 1, got $status"
 grep -q "^kbisect: error: $workdir is in use by another kbisect process; wait for it" \
   "$out/busy.err" || fail "held workdir: $(cat "$out/busy.err")"
+
+# A VM that cannot start (here: a QEMU that exits at once) stops a bisection with the reason
+# and the command that continues it; it is the host's problem, so no commit is skipped.
+mkdir -p "$out/fake-qemu"
+cat >"$out/fake-qemu/qemu-system-x86_64" <<EOF
+#!/bin/sh
+[ "\$1" = --version ] && exec $(command -v qemu-system-x86_64) --version
+echo "fake qemu: cannot start" >&2
+exit 1
+EOF
+chmod +x "$out/fake-qemu/qemu-system-x86_64"
+sed 's/accel: auto/accel: tcg/' "$out/run.yaml" >"$out/no-vm.yaml"  # no KVM probe, no cached answer
+rm -f "$out/no-vm.db" "$out/no-vm.db-wal" "$out/no-vm.db-shm"
+set +e
+PATH="$out/fake-qemu:$PATH" "$kbisect" --db "$out/no-vm.db" bisect -c "$out/no-vm.yaml" \
+  --good "$base" --bad "$(meta_value "$meta" bad)" >"$out/no-vm.out" 2>&1
+status=$?
+set -e
+[[ $status -eq 1 ]] || fail "a bisection whose VM cannot start must exit 1, got $status"
+grep -q "^kbisect: error: ${base:0:12}: VM did not start: .*fake qemu: cannot start; that is this host or the VM set-up, not the kernel" \
+  "$out/no-vm.out" || fail "VM that cannot start: $(cat "$out/no-vm.out")"
+grep -q "continue it with .kbisect --db $out/no-vm.db bisect -c $out/no-vm.yaml --resume 1" \
+  "$out/no-vm.out" || fail "no resume command: $(cat "$out/no-vm.out")"
 echo "PASS"
