@@ -67,13 +67,7 @@ int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
   const Scenario& scenario = context.scenario;
   std::vector<double> values;
   for (const auto& m : measurements) {
-    if (!m.vm_started) {
-      fmt::print(stderr,
-                 "kbisect: {}: {}; that is this host or the VM set-up, not the kernel: stopping "
-                 "git bisect run\n",
-                 commit.substr(0, 12), m.detail);
-      return kGitBisectAbort;
-    }
+    check_vm_started(m, commit);  // an error: git bisect run stops (128)
     if (m.outcome == Outcome::kBootFailed && scenario.bisect.boot_failure_is_bad) {
       return kGitBisectBad;
     }

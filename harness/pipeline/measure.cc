@@ -19,6 +19,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+void check_vm_started(const MeasuredRun& run, const std::string& commit) {
+  if (run.vm_started) return;
+  fail("{}: {}; that is this host or the VM set-up, not the kernel: fix that first",
+       commit.substr(0, 12), run.detail);
+}
+
 CommitMeasurer::CommitMeasurer(const Scenario& scenario, Store& store, Events& events,
                                std::filesystem::path workdir)
     : scenario_(scenario),

@@ -55,6 +55,10 @@ struct MeasuredRun {
   bool vm_started = true;  // as RunResult::vm_started
 };
 
+// Throws Error when the run's VM did not start: that is the host's or the VM set-up's
+// problem, and taking it for the commit's (skipping it, or comparing without it) would hide it.
+void check_vm_started(const MeasuredRun& run, const std::string& commit);
+
 class CommitMeasurer {
  public:
   CommitMeasurer(const Scenario& scenario, Store& store, Events& events,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "common/error.h"
 #include "config/scenario_hash.h"
 #include "store/metrics.h"
 
@@ -87,13 +86,7 @@ Measurement KernelMeasurer::measure_anew(const MeasureRequest& request) {
     }
   }
   MeasuredRun run = measurer_.measure(request.commit, variant_, session_id_);
-  if (!run.vm_started) {
-    // Skipping the commit would bend the search around a problem of the machine.
-    fail(
-        "{}: {}; that is this host or the VM set-up, not the kernel: fix it, then continue the "
-        "session",
-        request.commit.substr(0, 12), run.detail);
-  }
+  check_vm_started(run, request.commit);  // skipping the commit would hide the host's problem
   last_run_id_ = run.run_id;
   result.status = status_of(run.outcome);
   result.detail = run.detail;
