@@ -80,7 +80,7 @@ PATH="$out/fake-qemu:$PATH" "$kbisect" --db "$out/no-vm.db" bisect -c "$out/no-v
 status=$?
 set -e
 [[ $status -eq 1 ]] || fail "a bisection whose VM cannot start must exit 1, got $status"
-grep -q "^kbisect: error: ${base:0:12}: VM did not start: .*fake qemu: cannot start; that is this host or the VM set-up, not the kernel; fix that first" \
+grep -q "^kbisect: error: ${base:0:12}: VM did not start: .*fake qemu: cannot start; that is this host or the VM set-up, not the kernel: fix that first" \
   "$out/no-vm.out" || fail "VM that cannot start: $(cat "$out/no-vm.out")"
 grep -q "continue it with .kbisect --db $out/no-vm.db bisect -c $out/no-vm.yaml --resume 1" \
   "$out/no-vm.out" || fail "no resume command: $(cat "$out/no-vm.out")"
