@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "common/interrupt.h"
+#include "common/fork_for_test.h"
 
 namespace kbisect {
 namespace {
@@ -50,17 +50,9 @@ TEST(Process, InterruptKillsTheWholeProcessGroup) {
     std::string listed = run_process({"pgrep", "-xf", "sleep " + seconds}).output_tail;
     return std::count(listed.begin(), listed.end(), '\n');
   };
-  pid_t child = ::fork();
-  if (child == 0) {
-    try {
-      run_process({"sh", "-c", fmt::format("sleep {0} & sleep {0}", seconds)});
-    } catch (const Interrupted&) {
-      ::_exit(42);
-    } catch (...) {
-      ::_exit(1);
-    }
-    ::_exit(0);
-  }
+  pid_t child = fork_running([&] {
+    run_process({"sh", "-c", fmt::format("sleep {0} & sleep {0}", seconds)});
+  });
   for (int i = 0; i < 100 && sleeps() < 2; ++i) ::usleep(50000);
   ::kill(child, SIGINT);
   int status = 0;
@@ -70,7 +62,7 @@ TEST(Process, InterruptKillsTheWholeProcessGroup) {
     ::waitpid(child, &status, 0);
     ADD_FAILURE() << "the interrupted run_process did not return";
   }
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+  EXPECT_TRUE(ended_interrupted(status)) << status;
   for (int i = 0; i < 100 && sleeps() > 0; ++i) ::usleep(50000);
   EXPECT_EQ(sleeps(), 0) << "a process of the interrupted group was left";
 }

@@ -12,7 +12,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
-#include "common/interrupt.h"
+#include "common/fork_for_test.h"
 #include "common/process.h"
 #include "git/test_repo.h"
 
@@ -182,24 +182,15 @@ TEST_F(CheckoutTest, MissingOrCorruptManifestMeansFullCheckout) {
 // between trees, and the next checkout is a full one. In a child process (the signal's).
 TEST_F(CheckoutTest, InterruptedCheckoutStopsAndTheNextIsFull) {
   fs::path build = scratch_.path() / "src";
-  pid_t child = ::fork();
-  if (child == 0) {
-    install_interrupt_handlers();
-    try {
-      Repository repo = Repository::open(repo_.dir());
-      materialise_tree(repo, first_, build);
-      ::raise(SIGINT);
-      materialise_tree(repo, second_, build);
-    } catch (const Interrupted&) {
-      ::_exit(42);
-    } catch (...) {
-      ::_exit(1);
-    }
-    ::_exit(0);
-  }
+  pid_t child = fork_running([&] {
+    Repository repo = Repository::open(repo_.dir());
+    materialise_tree(repo, first_, build);
+    ::raise(SIGINT);
+    materialise_tree(repo, second_, build);
+  });
   int status = 0;
   ::waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+  ASSERT_TRUE(ended_interrupted(status)) << status;
   EXPECT_FALSE(fs::exists(build / kManifestName));
   Repository repo = Repository::open(repo_.dir());
   EXPECT_TRUE(materialise_tree(repo, second_, build).full);

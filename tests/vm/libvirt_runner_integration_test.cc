@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 
 #include "common/file.h"
-#include "common/interrupt.h"
+#include "common/fork_for_test.h"
 #include "tests/vm/vm_test_support.h"
 #include "vm/libvirt_runner.h"
 
@@ -122,18 +122,7 @@ TEST_P(LibvirtSignalTest, SignalMidRunLeavesNoDomain) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
   scenario.kernel.cmdline_extra = "rdinit=/bin/busybox -- sleep 3600";
   scenario.vm.boot_timeout_seconds = 600;
-  pid_t child = ::fork();
-  if (child == 0) {
-    install_interrupt_handlers();
-    try {
-      run(scenario);
-    } catch (const Interrupted&) {
-      ::_exit(42);
-    } catch (...) {
-      ::_exit(1);
-    }
-    ::_exit(0);
-  }
+  pid_t child = fork_running([&] { run(scenario); });
   fs::path log = dir_ / "logs" / "console-1.log";
   for (int i = 0; i < 1200; ++i) {
     if (read_file_if_present(log).value_or("").find("as init process") != std::string::npos) break;
@@ -151,7 +140,7 @@ TEST_P(LibvirtSignalTest, SignalMidRunLeavesNoDomain) {
     // libvirtd notices the closed connection on its own time.
     for (int i = 0; i < 300 && !kbisect_domains().empty(); ++i) ::usleep(100000);
   } else {
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+    EXPECT_TRUE(ended_interrupted(status)) << status;
   }
   EXPECT_EQ(kbisect_domains(), std::vector<std::string>());
   EXPECT_EQ(qemu_processes_of(child), "");

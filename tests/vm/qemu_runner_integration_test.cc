@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 
 #include "common/file.h"
-#include "common/interrupt.h"
+#include "common/fork_for_test.h"
 #include "tests/vm/vm_test_support.h"
 #include "vm/qemu_runner.h"
 
@@ -99,17 +99,7 @@ class QemuSignalTest : public QemuRunnerTest, public ::testing::WithParamInterfa
 TEST_P(QemuSignalTest, SignalMidRunLeavesNoQemu) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
   scenario.vm.boot_timeout_seconds = 120;
-  pid_t child = ::fork();
-  if (child == 0) {
-    try {
-      run(scenario);
-    } catch (const Interrupted&) {
-      ::_exit(42);
-    } catch (...) {
-      ::_exit(1);
-    }
-    ::_exit(0);
-  }
+  pid_t child = fork_running([&] { run(scenario); });
   // Wait for the guest to report in, then stop the kbisect process.
   fs::path log = dir_ / "logs" / "console-1.log";
   for (int i = 0; i < 600; ++i) {
@@ -122,7 +112,7 @@ TEST_P(QemuSignalTest, SignalMidRunLeavesNoQemu) {
   ::kill(child, GetParam());
   int status = 0;
   ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 42) << status;
+  EXPECT_TRUE(ended_interrupted(status)) << status;
   EXPECT_EQ(qemu_processes_of(child), "");
 }
 
