@@ -104,12 +104,8 @@ TEST_F(LibvirtRunnerTest, WorkdirQemuCannotReachIsAClearError) {
 }
 
 TEST_F(LibvirtRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
-  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
-  scenario.kernel.cmdline_extra = "rdinit=/bin/busybox -- sleep 3600";
-  scenario.vm.boot_timeout_seconds = 15;
-  RunResult result = run(scenario);
-  EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
-  EXPECT_NE(result.detail.find("no init within 15 s"), std::string::npos) << result.detail;
+  Scenario scenario = hanging_init_scenario(dir_, 15);
+  expect_boot_deadline(run(scenario), 15);
 }
 
 // kbisect stopped while its guest runs (a guest that would run for an hour). Ctrl-C and
@@ -119,9 +115,7 @@ TEST_F(LibvirtRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
 class LibvirtSignalTest : public LibvirtRunnerTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(LibvirtSignalTest, SignalMidRunLeavesNoDomain) {
-  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
-  scenario.kernel.cmdline_extra = "rdinit=/bin/busybox -- sleep 3600";
-  scenario.vm.boot_timeout_seconds = 600;
+  Scenario scenario = hanging_init_scenario(dir_, 600);
   pid_t child = fork_running([&] { run(scenario); });
   fs::path log = dir_ / "logs" / "console-1.log";
   for (int i = 0; i < 1200; ++i) {

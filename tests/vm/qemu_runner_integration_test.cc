@@ -42,14 +42,8 @@ TEST_F(QemuRunnerTest, PanickingKernelIsBootFailed) {
 }
 
 TEST_F(QemuRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
-  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
-  // busybox sleep as PID 1 (arguments after "--" go to init) never reports in: the boot
-  // deadline ends the VM.
-  scenario.kernel.cmdline_extra = "rdinit=/bin/busybox -- sleep 3600";
-  scenario.vm.boot_timeout_seconds = 15;
-  RunResult result = run(scenario);
-  EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
-  EXPECT_NE(result.detail.find("no init within 15 s"), std::string::npos) << result.detail;
+  Scenario scenario = hanging_init_scenario(dir_, 15);
+  expect_boot_deadline(run(scenario), 15);
 }
 
 TEST_F(QemuRunnerTest, FailingMkfsIsWorkloadFailed) {

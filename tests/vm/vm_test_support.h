@@ -59,6 +59,22 @@ inline Scenario short_job_scenario(const fs::path& workdir, FilesystemKind files
   return scenario;
 }
 
+// A guest whose init never reports in (busybox sleep as PID 1; arguments after "--" go to
+// init): the boot deadline, `boot_timeout_seconds`, is what ends it.
+inline Scenario hanging_init_scenario(const fs::path& workdir, int boot_timeout_seconds) {
+  Scenario scenario = short_job_scenario(workdir, FilesystemKind::kExt4);
+  scenario.kernel.cmdline_extra = "rdinit=/bin/busybox -- sleep 3600";
+  scenario.vm.boot_timeout_seconds = boot_timeout_seconds;
+  return scenario;
+}
+
+// The run of hanging_init_scenario(_, seconds) ended at its boot deadline.
+inline void expect_boot_deadline(const RunResult& result, int seconds) {
+  EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
+  EXPECT_NE(result.detail.find(fmt::format("no init within {} s", seconds)), std::string::npos)
+      << result.detail;
+}
+
 inline RunnerContext test_context(const fs::path& workdir) {
   RunnerContext context;
   context.workdir = workdir;
