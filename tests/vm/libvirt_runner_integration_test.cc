@@ -105,7 +105,7 @@ TEST_F(LibvirtRunnerTest, WorkdirQemuCannotReachIsAClearError) {
 
 TEST_F(LibvirtRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
   Scenario scenario = hanging_init_scenario(dir_, 15);
-  expect_boot_deadline(run(scenario), 15);
+  ASSERT_NO_FATAL_FAILURE(expect_boot_deadline(run(scenario), 15));
 }
 
 // kbisect stopped while its guest runs (a guest that would run for an hour). Ctrl-C and

@@ -43,7 +43,7 @@ TEST_F(QemuRunnerTest, PanickingKernelIsBootFailed) {
 
 TEST_F(QemuRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
   Scenario scenario = hanging_init_scenario(dir_, 15);
-  expect_boot_deadline(run(scenario), 15);
+  ASSERT_NO_FATAL_FAILURE(expect_boot_deadline(run(scenario), 15));
 }
 
 TEST_F(QemuRunnerTest, FailingMkfsIsWorkloadFailed) {
