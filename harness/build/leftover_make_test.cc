@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <system_error>
+
 #include "common/file.h"
 #include "common/temp_dir.h"
 
@@ -18,6 +20,8 @@ namespace fs = std::filesystem;
 // line, as make's O=DIR does.
 pid_t start_leftover(const fs::path& dir) {
   pid_t child = ::fork();
+  // The test signals -child: never let that be -(-1), init.
+  if (child < 0) throw std::system_error(errno, std::generic_category(), "fork");
   if (child == 0) {
     ::setpgid(0, 0);
     std::string object_dir = "O=" + dir.string();

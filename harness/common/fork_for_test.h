@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <functional>
+#include <system_error>
 
 #include "common/interrupt.h"
 
@@ -16,6 +17,8 @@ constexpr int kInterruptedExit = 42;
 
 inline pid_t fork_running(const std::function<void()>& body) {
   pid_t child = ::fork();
+  // A test goes on to signal the pid: never let it be -1 (every process) or 0 (its group).
+  if (child < 0) throw std::system_error(errno, std::generic_category(), "fork");
   if (child != 0) return child;
   install_interrupt_handlers();
   try {
