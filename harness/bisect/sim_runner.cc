@@ -25,9 +25,10 @@ SimMeasurer::SimMeasurer(const CommitGraph& graph, std::string good, SimSpec spe
   if (spec_.cv < 0) fail("sim.noise.cv must not be negative (got {})", spec_.cv);
   factor_.assign(graph_.nodes.size(), 1.0);
   for (const auto& change : spec_.changes) {
-    const std::string where = change.where.empty() ? "sim.changes" : change.where;
-    int node = find(change.commit, where);
-    if (node == kGood) fail("{}: '{}' is the good endpoint, not a candidate", where, change.commit);
+    int node = find(change.commit, change.where);
+    if (node == kGood) {
+      fail("{}: '{}' is the good endpoint, not a candidate", change.where, change.commit);
+    }
     own_factor_[node] = change.factor;
     // The change reaches every candidate that has it as an ancestor (or is it).
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
@@ -39,8 +40,7 @@ SimMeasurer::SimMeasurer(const CommitGraph& graph, std::string good, SimSpec spe
     if (outcome.outcome != "build-failed" && outcome.outcome != "boot-failed") {
       fail("sim.outcomes: unknown outcome '{}'; use build-failed or boot-failed", outcome.outcome);
     }
-    outcomes_[find(outcome.commit, outcome.where.empty() ? "sim.outcomes" : outcome.where)] =
-        outcome.outcome;
+    outcomes_[find(outcome.commit, outcome.where)] = outcome.outcome;
   }
 }
 

@@ -97,15 +97,15 @@ struct BisectSpec {
 enum class NoiseDistribution { kNormal, kLognormal, kBimodal };
 
 struct SimChange {
-  std::string commit;      // sha prefix or exact subject
-  double factor = 1.0;     // multiplies the metric of that commit and all its descendants
-  std::string where = {};  // "FILE:LINE:COLUMN: key" of `commit` for messages; none in code
+  std::string commit;   // sha prefix or exact subject
+  double factor = 1.0;  // multiplies the metric of that commit and all its descendants
+  std::string where = "sim.changes";  // "FILE:LINE:COLUMN: key" of `commit`, for messages
 };
 
 struct SimOutcome {
   std::string commit;
-  std::string outcome;     // build-failed | boot-failed
-  std::string where = {};  // as in SimChange
+  std::string outcome;                 // build-failed | boot-failed
+  std::string where = "sim.outcomes";  // as in SimChange
 };
 
 struct SimSpec {
