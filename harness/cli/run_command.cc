@@ -1,6 +1,7 @@
 // kbisect run -c CONFIG --commit REF [--variant V]... [--samples N] [--timings] [--git-bisect-run]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "bisect/statistics.h"
@@ -34,6 +35,11 @@ void print_timings(const PhaseTimings& t) {
 }
 
 void print_summary(const Scenario& scenario, const std::vector<MeasuredRun>& measurements) {
+  if (std::none_of(measurements.begin(), measurements.end(),
+                   [](const MeasuredRun& m) { return m.outcome == Outcome::kOk; })) {
+    fmt::print("no sample was measured: nothing to summarize (the lines above say why)\n");
+    return;
+  }
   fmt::print("{:<44} {:>6} {:>14} {:>14} {:>8}\n", "metric", "n", "median", "mean", "%stddev");
   for (const auto& metric : scenario.metrics) {
     std::vector<double> values;

@@ -45,6 +45,8 @@ status=${PIPESTATUS[0]}
 set -e
 [[ $status -eq 1 ]] || fail "a commit that does not build must exit 1, got $status"
 grep -q "build-failed" "$out/broken.out" || fail "not classified build-failed"
+grep -q "^no sample was measured: nothing to summarize" "$out/broken.out" ||
+  fail "an empty summary for a commit that does not build: $(cat "$out/broken.out")"
 outcome=$("$kbisect" --db "$db" query --format csv \
   "select outcome from builds where commit_id = '$broken'" | tr -d '\r' | tail -n 1)
 [[ "$outcome" == build-failed ]] || fail "builds table says '$outcome'"
