@@ -1,6 +1,5 @@
 #include "build/build_cache.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -8,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/local_process.h"
 #include "common/sha256.h"
 
 namespace kbisect {
@@ -49,7 +49,7 @@ void BuildCache::sweep_abandoned() const {
     std::string name = entry.path().filename().string();
     if (!name.starts_with(kTempPrefix)) continue;
     pid_t owner = static_cast<pid_t>(std::atol(name.c_str() + kTempPrefix.size()));
-    if (owner > 0 && (::kill(owner, 0) == 0 || errno != ESRCH)) continue;  // still building
+    if (owner > 0 && process_exists(owner)) continue;  // still building
     fs::remove_all(entry.path(), error);
   }
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/file.h"
+#include "common/local_process.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
@@ -33,10 +34,6 @@ bool group_runs(int group) {
   return false;
 }
 
-bool alive(int pid) {
-  return ::kill(pid, 0) == 0 || errno == EPERM;
-}
-
 }  // namespace
 
 MakeGroupNote::~MakeGroupNote() {
@@ -54,7 +51,8 @@ std::optional<std::string> stop_leftover_make(const fs::path& dir) {
   std::error_code ignored;
   fs::remove(dir / kNoteName, ignored);
   int owner = 0, group = 0;
-  if (std::sscanf(note->c_str(), "%d %d", &owner, &group) != 2 || group <= 1 || alive(owner)) {
+  if (std::sscanf(note->c_str(), "%d %d", &owner, &group) != 2 || group <= 1 ||
+      process_exists(owner)) {
     return std::nullopt;
   }
   std::string leader = read_file_if_present(fmt::format("/proc/{}/cmdline", group)).value_or("");

@@ -5,7 +5,6 @@
 #include <libvirt/virterror.h>
 #include <poll.h>
 #include <pwd.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 
 #include "common/error.h"
 #include "common/interrupt.h"
+#include "common/local_process.h"
 #include "common/unique_fd.h"
 #include "common/xml_escape.h"
 #include "vm/accel.h"
@@ -40,10 +40,6 @@ void start_event_loop() {
       for (;;) virEventRunDefaultImpl();
     }).detach();
   });
-}
-
-bool process_alive(int pid) {
-  return ::kill(pid, 0) == 0 || errno == EPERM;
 }
 
 // What the lifecycle callback tells the waiting run.
@@ -302,7 +298,7 @@ int sweep_stale_domains(virConnectPtr connection) {
   for (int i = 0; i < count; ++i) {
     VirDomain domain(domains[i]);
     int owner = vm_name_pid(virDomainGetName(domain.get()));
-    if (owner == 0 || process_alive(owner)) continue;
+    if (owner == 0 || process_exists(owner)) continue;
     if (virDomainIsActive(domain.get()) == 1 && virDomainDestroy(domain.get()) == 0) ++destroyed;
     if (virDomainIsPersistent(domain.get()) == 1) virDomainUndefine(domain.get());
   }

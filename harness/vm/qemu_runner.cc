@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/local_process.h"
 #include "common/process.h"
 #include "vm/accel.h"
 
@@ -25,10 +26,6 @@ int read_pid(const fs::path& pidfile) {
   } catch (const std::exception&) {
     return 0;
   }
-}
-
-bool process_alive(int pid) {
-  return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
 }
 
 // Pins each vCPU thread ("CPU <n>/TCG" or "CPU <n>/KVM" with debug-threads=on) to its host
@@ -107,7 +104,7 @@ int sweep_stale_qemu(const fs::path& workdir) {
     if (entry.path().extension() != ".pid") continue;
     std::string name = entry.path().stem().string();
     int owner = vm_name_pid(name);
-    if (owner == 0 || process_alive(owner)) continue;
+    if (owner == 0 || process_exists(owner)) continue;
     int qemu = read_pid(entry.path());
     // Only a process that is this VM's QEMU: its command line names the VM.
     std::string cmdline = read_file_if_present(fmt::format("/proc/{}/cmdline", qemu)).value_or("");
