@@ -219,6 +219,12 @@ struct NamedQuery {
   std::string_view name;
   std::string_view argument;  // "" when it takes none
   std::string_view sql;
+  // An argument that matches nothing is an error that says what there is: an empty table would
+  // read as "nothing measured" when the argument has a typo or is a ref name. `matches` selects
+  // a row when the argument names something; `holds` gives one text for `unmatched`'s {1}.
+  std::string_view matches = {};
+  std::string_view holds = {};
+  std::string_view unmatched = {};
 };
 
 constexpr NamedQuery kNamedQueries[] = {
@@ -230,19 +236,39 @@ constexpr NamedQuery kNamedQueries[] = {
      "SELECT st.step, st.commit_id, st.role, st.candidates_left, v.verdict, v.p_mwu, v.p_ks, "
      "v.effect, v.samples, v.good_samples, v.bad_samples, v.reason FROM steps st "
      "LEFT JOIN verdicts v ON v.session_id = st.session_id AND v.commit_id = st.commit_id "
-     "WHERE st.session_id = CAST(?1 AS INTEGER) ORDER BY st.step, v.id"},
+     "WHERE st.session_id = CAST(?1 AS INTEGER) ORDER BY st.step, v.id",
+     "SELECT 1 FROM sessions WHERE id = CAST(?1 AS INTEGER)",
+     "SELECT coalesce(group_concat(id, ', '), 'none') FROM "
+     "(SELECT id FROM sessions ORDER BY id DESC LIMIT 10)",
+     "no session {0} in this database (the latest: {1}; kbisect query sessions lists them)"},
     {"samples", "COMMIT",
      "SELECT s.id, s.commit_id, s.variant, s.host, s.accel, s.session_id, s.run_id, "
      "s.boot_seconds, (SELECT json_group_object(m.metric, m.value) FROM sample_metrics m "
      "WHERE m.sample_id = s.id) AS metrics, s.created_at FROM samples s "
-     "WHERE substr(s.commit_id, 1, length(?1)) = ?1 ORDER BY s.id"},
+     "WHERE substr(s.commit_id, 1, length(?1)) = ?1 ORDER BY s.id",
+     "SELECT 1 FROM samples WHERE substr(commit_id, 1, length(?1)) = ?1 LIMIT 1",
+     "SELECT count(DISTINCT commit_id) FROM samples",
+     "no sample of a commit whose id starts with '{0}': give a commit id or its prefix (a tag or "
+     "branch is not resolved here); the database holds samples of {1} commits, which kbisect "
+     "query 'history METRIC' lists"},
     {"history", "METRIC",
      "SELECT s.commit_id, s.variant, substr(s.config_hash, 1, 12) AS config, COUNT(*) AS n, "
      "AVG(m.value) AS mean, MIN(m.value) AS min, MAX(m.value) AS max, "
      "MIN(s.created_at) AS first_sample FROM samples s JOIN sample_metrics m "
      "ON m.sample_id = s.id WHERE m.metric = ?1 "
-     "GROUP BY s.commit_id, s.variant, s.config_hash ORDER BY MIN(s.id)"},
+     "GROUP BY s.commit_id, s.variant, s.config_hash ORDER BY MIN(s.id)",
+     "SELECT 1 FROM sample_metrics WHERE metric = ?1 LIMIT 1",
+     "SELECT coalesce(group_concat(metric, ', '), 'none') FROM "
+     "(SELECT DISTINCT metric FROM sample_metrics ORDER BY metric)",
+     "no sample has the metric '{0}'; the metrics measured: {1}"},
 };
+
+void check_argument_matches(sqlite3* db, const NamedQuery& query, const std::string& argument) {
+  if (query.matches.empty() || !run_guarded(db, query.matches, {argument}).rows.empty()) return;
+  std::string holds = run_guarded(db, query.holds, {}).rows.at(0).at(0).text;
+  fail("kbisect query {}: {}", query.name,
+       fmt::format(fmt::runtime(query.unmatched), argument, holds));
+}
 
 // The named query the text asks for, with its argument, or nullopt for SQL.
 std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_query(
@@ -290,7 +316,9 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
   Database db = open_read_only(db_path);
   ResultSet result;
   if (auto named = named_query(sql_or_name)) {
-    result = run_guarded(db.get(), named->first->sql, named->second);
+    const auto& [query, arguments] = *named;
+    if (!arguments.empty()) check_argument_matches(db.get(), *query, arguments.front());
+    result = run_guarded(db.get(), query->sql, arguments);
   } else {
     result = run_guarded(db.get(), sql_or_name, {});
   }
