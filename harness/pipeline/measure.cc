@@ -19,12 +19,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-void check_vm_started(const MeasuredRun& run, const std::string& commit) {
-  if (run.vm_started) return;
-  fail("{}: {}; that is this host or the VM set-up, not the kernel: fix that first",
-       commit.substr(0, 12), run.detail);
-}
-
 CommitMeasurer::CommitMeasurer(const Scenario& scenario, Store& store, Events& events,
                                std::filesystem::path workdir)
     : scenario_(scenario),
@@ -148,7 +142,6 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   run.console_log = result.console_log.string();
   measured.outcome = result.outcome;
   measured.detail = result.detail;
-  measured.vm_started = result.vm_started;
 
   std::vector<SampleRecord> samples;
   if (result.outcome == Outcome::kOk) {
@@ -169,6 +162,10 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
     samples.push_back(std::move(sample));
   }
   measured.run_id = store_.insert_run(run, samples);
+  if (!result.vm_started) {
+    fail("{}: {}; that is this host or the VM set-up, not the kernel: fix that first",
+         commit.substr(0, 12), result.detail);
+  }
   return measured;
 }
 

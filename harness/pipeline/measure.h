@@ -52,12 +52,7 @@ struct MeasuredRun {
   std::optional<double> value;            // the first (bisected) metric, when ok
   int64_t run_id = 0;
   std::string detail;
-  bool vm_started = true;  // as RunResult::vm_started
 };
-
-// Throws Error when the run's VM did not start: that is the host's or the VM set-up's
-// problem, and taking it for the commit's (skipping it, or comparing without it) would hide it.
-void check_vm_started(const MeasuredRun& run, const std::string& commit);
 
 class CommitMeasurer {
  public:
@@ -69,7 +64,10 @@ class CommitMeasurer {
   const KernelImage& kernel(const std::string& commit);
 
   // Boots the commit's kernel once, runs the workload and stores the sample (and the run) the
-  // moment it exists. A commit that does not build yields kBuildFailed without a boot.
+  // moment it exists. A commit that does not build yields kBuildFailed without a boot. Throws
+  // Error, once the run is stored, when the VM did not start: that is the host's or the VM
+  // set-up's problem, and taking it for the commit's (skipping it, or comparing or summing up
+  // without it) would hide it.
   MeasuredRun measure(const std::string& commit, const Variant* variant,
                       std::optional<int64_t> session_id);
 

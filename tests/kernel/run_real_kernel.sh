@@ -75,7 +75,19 @@ exit 1
 EOF
 chmod +x "$out/fake-qemu/qemu-system-x86_64"
 sed 's/accel: auto/accel: tcg/' "$out/run.yaml" >"$out/no-vm.yaml"  # no KVM probe, no cached answer
-rm -f "$out/no-vm.db" "$out/no-vm.db-wal" "$out/no-vm.db-shm"
+rm -f "$out"/no-vm*.db*
+# kbisect run stops at the first such run too, instead of booting for every sample.
+set +e
+PATH="$out/fake-qemu:$PATH" "$kbisect" --db "$out/no-vm-run.db" run -c "$out/no-vm.yaml" \
+  --commit "$base" --samples 3 >"$out/no-vm-run.out" 2>&1
+status=$?
+set -e
+[[ $status -eq 1 ]] || fail "a run whose VM cannot start must exit 1, got $status"
+grep -q "^kbisect: error: ${base:0:12}: VM did not start: .*fake qemu: cannot start; that is this host" \
+  "$out/no-vm-run.out" || fail "run, VM that cannot start: $(cat "$out/no-vm-run.out")"
+runs=$("$kbisect" --db "$out/no-vm-run.db" query --format csv "SELECT count(*) AS n FROM runs" |
+  tail -n 1 | tr -d '\r')
+[[ $runs == 1 ]] || fail "a run whose VM cannot start must stop after one try, stored $runs runs"
 set +e
 PATH="$out/fake-qemu:$PATH" "$kbisect" --db "$out/no-vm.db" bisect -c "$out/no-vm.yaml" \
   --good "$base" --bad "$(meta_value "$meta" bad)" >"$out/no-vm.out" 2>&1
