@@ -290,6 +290,24 @@ std::vector<double> session_samples(Store& store, const Scenario& scenario,
   return store.samples_for(filter, metric_key(scenario.metrics.front()));
 }
 
+std::string short_ids(const nlohmann::json& commits) {
+  std::vector<std::string> ids;
+  for (const std::string commit : commits) ids.push_back(commit.substr(0, 12));
+  return fmt::format("{}", fmt::join(ids, " "));
+}
+
+// One line a skipped commit, as `git bisect` names one: id, subject, and why it was skipped.
+void print_skipped(const nlohmann::json& skipped, const std::vector<VerdictRecord>& verdicts,
+                   const Repository& repo) {
+  for (const std::string commit : skipped) {
+    auto skip = std::find_if(verdicts.rbegin(), verdicts.rend(), [&](const VerdictRecord& v) {
+      return v.commit == commit && v.verdict == Verdict::kSkip;
+    });
+    fmt::print("skipped:  {} {} ({})\n", commit.substr(0, 12), repo.commit_info(commit).subject,
+               skip != verdicts.rend() ? skip->detail : "no verdict stored");
+  }
+}
+
 void print_bisect_summary(const BisectRun& run, CommandContext& context, const Repository& repo) {
   const nlohmann::json& result = run.result;
   const SessionRecord& session = run.session;
@@ -318,10 +336,10 @@ void print_bisect_summary(const BisectRun& run, CommandContext& context, const R
   } else if (!result.value("message", "").empty()) {
     fmt::print("{}\n", result.value("message", ""));
   }
-  if (!result["skipped"].empty()) fmt::print("skipped: {}\n", result["skipped"].dump());
+  print_skipped(result["skipped"], store.verdicts_of(session.id), repo);
   if (verdict == "only-skipped") {
     fmt::print("only skipped commits are left; the culprit is one of: {}\n",
-               result["candidates"].dump());
+               short_ids(result["candidates"]));
   }
   fmt::print("steps {}, samples {}, confirmed {}\n", result["steps"].get<int>(),
              result["samples"].get<int>(), result["confirmed"].get<bool>() ? "yes" : "no");

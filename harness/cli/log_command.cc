@@ -82,7 +82,7 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   // confirmation gave it more samples.
   std::vector<VerdictRecord> decisions;
   for (const auto& verdict : store.verdicts_of(session_id)) {
-    if (verdict.reason == "confirm") continue;  // checks after the search, not decisions
+    if (verdict.phase == "confirm") continue;  // checks after the search, not decisions
     std::erase_if(decisions, [&](const VerdictRecord& d) { return d.commit == verdict.commit; });
     decisions.push_back(verdict);
   }

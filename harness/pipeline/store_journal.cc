@@ -139,11 +139,11 @@ std::optional<int> StoreJournal::step_of(const std::string& commit) const {
 }
 
 void StoreJournal::add_verdict(VerdictRecord verdict, const std::string& commit,
-                               const std::string& reason) {
+                               const std::string& phase) {
   verdict.session_id = session_id_;
   verdict.step = step_of(commit);
   verdict.commit = commit;
-  verdict.reason = reason;
+  verdict.phase = phase;
   store_.add_verdict(verdict);
 }
 
@@ -169,6 +169,7 @@ void StoreJournal::append(const JournalEntry& entry) {
       if (entry.phase == Phase::kSearch) {
         VerdictRecord skip;
         skip.verdict = Verdict::kSkip;
+        skip.detail = fmt::format("{}: {}", record.status, entry.detail);
         add_verdict(skip, entry.commit, record.phase);
       }
       events_.note("skip", fmt::format("{} {}: {}", short_id, record.status, entry.detail),

@@ -29,7 +29,7 @@ class StoreJournal : public SessionJournal {
   // The step that first measured `commit`; none for a commit measured through an alias.
   std::optional<int> step_of(const std::string& commit) const;
   // Stores `verdict` for `commit`, under the commit's step.
-  void add_verdict(VerdictRecord verdict, const std::string& commit, const std::string& reason);
+  void add_verdict(VerdictRecord verdict, const std::string& commit, const std::string& phase);
 
   Store& store_;
   Events& events_;

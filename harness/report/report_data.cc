@@ -124,7 +124,7 @@ std::optional<VerdictRecord> last_search_verdict(const ReportData& data,
                                                  const std::string& commit) {
   std::optional<VerdictRecord> last, last_decided;
   for (const auto& verdict : data.verdicts) {
-    if (verdict.commit != commit || verdict.reason != "search") continue;
+    if (verdict.commit != commit || verdict.phase != "search") continue;
     last = verdict;
     if (verdict.verdict != Verdict::kUndecided) last_decided = verdict;
   }

@@ -105,15 +105,14 @@ class StoredSessionTest : public ::testing::Test {
                       .role = phase});
   }
 
-  void verdict(int64_t session, const std::string& commit, Verdict kind,
-               const std::string& reason) {
+  void verdict(int64_t session, const std::string& commit, Verdict kind, const std::string& phase) {
     store_->add_verdict({.session_id = session,
                          .commit = commit,
                          .verdict = kind,
                          .p_mwu = 0.01,
                          .effect = -0.2,
                          .samples = 1,
-                         .reason = reason});
+                         .phase = phase});
   }
 
   TempDir scratch_;

@@ -25,7 +25,7 @@ VerdictRecord a_verdict(const std::string& commit, Verdict verdict, double p, do
   record.p_mwu = p;
   record.effect = effect;
   record.samples = samples;
-  record.reason = "search";
+  record.phase = "search";
   return record;
 }
 

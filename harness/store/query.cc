@@ -234,7 +234,7 @@ constexpr NamedQuery kNamedQueries[] = {
      "started_at, finished_at FROM sessions ORDER BY id DESC"},
     {"steps", "SESSION",
      "SELECT st.step, st.commit_id, st.role, st.candidates_left, v.verdict, v.p_mwu, v.p_ks, "
-     "v.effect, v.samples, v.good_samples, v.bad_samples, v.reason FROM steps st "
+     "v.effect, v.samples, v.good_samples, v.bad_samples, v.phase, v.detail FROM steps st "
      "LEFT JOIN verdicts v ON v.session_id = st.session_id AND v.commit_id = st.commit_id "
      "WHERE st.session_id = CAST(?1 AS INTEGER) ORDER BY st.step, v.id",
      "SELECT 1 FROM sessions WHERE id = CAST(?1 AS INTEGER)",

@@ -34,7 +34,14 @@ class QueryTest : public ::testing::Test {
                        .verdict = Verdict::kBad,
                        .p_mwu = 0.001,
                        .samples = 3,
-                       .reason = "slower, \"clearly\""});
+                       .phase = "search"});
+    store.add_step({.session_id = session_, .step = 2, .commit = "b0rked", .role = "search"});
+    store.add_verdict({.session_id = session_,
+                       .step = 2,
+                       .commit = "b0rked",
+                       .verdict = Verdict::kSkip,
+                       .phase = "search",
+                       .detail = "build-failed: the kernel does not build"});
     store.finish_session(session_, SessionStatus::kDone,
                          R"({"culprit": "c0ffee1", "verdict": "found"})");
     for (auto [commit, iops] :
@@ -116,10 +123,12 @@ TEST_F(QueryTest, NamedQueries) {
   EXPECT_EQ(sessions[0]["status"], "done");
 
   auto steps = nlohmann::json::parse(query(fmt::format("steps {}", session_), QueryFormat::kJson));
-  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0]["verdict"], "bad");
   EXPECT_EQ(steps[0]["p_mwu"], 0.001);
-  EXPECT_EQ(steps[0]["reason"], "slower, \"clearly\"");
+  EXPECT_EQ(steps[0]["phase"], "search");
+  EXPECT_EQ(steps[1]["verdict"], "skip");
+  EXPECT_EQ(steps[1]["detail"], "build-failed: the kernel does not build");
 
   auto samples = nlohmann::json::parse(query("samples aaaa", QueryFormat::kJson));
   ASSERT_EQ(samples.size(), 2u);

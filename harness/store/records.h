@@ -119,7 +119,8 @@ struct VerdictRecord {
   int samples = 0;               // samples of this commit used
   int good_samples = 0;          // samples of the good reference used
   int bad_samples = 0;           // samples of the bad reference used
-  std::string reason;
+  std::string phase;             // "search" or "confirm"
+  std::string detail;            // a skip: why ("build-failed: ...")
   std::string created_at;
 };
 

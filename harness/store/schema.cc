@@ -171,6 +171,16 @@ CREATE TABLE journal (
 CREATE INDEX journal_by_session ON journal (session_id, id);
 CREATE UNIQUE INDEX journal_by_run ON journal (run_id) WHERE run_id IS NOT NULL;
 )sql",
+    // 3: a verdict's phase (search or confirm) had been kept as its 'reason'; a skip now says
+    // why, from the journal for the skips already stored.
+    R"sql(
+ALTER TABLE verdicts RENAME COLUMN reason TO phase;
+ALTER TABLE verdicts ADD COLUMN detail TEXT NOT NULL DEFAULT '';
+UPDATE verdicts SET detail = coalesce((SELECT j.status || ': ' || j.detail FROM journal j
+  WHERE j.session_id = verdicts.session_id AND j.commit_id = verdicts.commit_id
+    AND j.kind = 'failure' ORDER BY j.id DESC LIMIT 1), '')
+WHERE verdict = 'skip';
+)sql",
 };
 
 }  // namespace

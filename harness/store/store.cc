@@ -376,12 +376,12 @@ int64_t Store::add_verdict(const VerdictRecord& verdict) {
   Transaction transaction(db_.get());
   Statement insert(db_.get(),
                    "INSERT INTO verdicts (session_id, step, commit_id, verdict, p_mwu, p_ks, "
-                   "effect, samples, good_samples, bad_samples, reason) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+                   "effect, samples, good_samples, bad_samples, phase, detail) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   insert
       .bind(verdict.session_id, verdict.step, verdict.commit, verdict_text(verdict.verdict),
             verdict.p_mwu, verdict.p_ks, verdict.effect, verdict.samples, verdict.good_samples,
-            verdict.bad_samples, verdict.reason)
+            verdict.bad_samples, verdict.phase, verdict.detail)
       .run();
   int64_t id = sqlite3_last_insert_rowid(db_.get());
   transaction.commit();
@@ -411,7 +411,7 @@ std::vector<StepRecord> Store::steps_of(int64_t session_id) {
 std::vector<VerdictRecord> Store::verdicts_of(int64_t session_id) {
   Statement query(db_.get(),
                   "SELECT id, session_id, step, commit_id, verdict, p_mwu, p_ks, effect, samples, "
-                  "good_samples, bad_samples, reason, created_at FROM verdicts "
+                  "good_samples, bad_samples, phase, detail, created_at FROM verdicts "
                   "WHERE session_id = ?1 ORDER BY id");
   query.bind(session_id);
   std::vector<VerdictRecord> verdicts;
@@ -428,8 +428,9 @@ std::vector<VerdictRecord> Store::verdicts_of(int64_t session_id) {
     verdict.samples = static_cast<int>(query.int64(8));
     verdict.good_samples = static_cast<int>(query.int64(9));
     verdict.bad_samples = static_cast<int>(query.int64(10));
-    verdict.reason = query.text(11);
-    verdict.created_at = query.text(12);
+    verdict.phase = query.text(11);
+    verdict.detail = query.text(12);
+    verdict.created_at = query.text(13);
     verdicts.push_back(std::move(verdict));
   }
   return verdicts;

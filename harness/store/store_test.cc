@@ -85,6 +85,19 @@ TEST_F(StoreTest, MigratesAnExistingEmptyFile) {
   EXPECT_EQ(count("PRAGMA user_version"), schema_version());
 }
 
+// Turns the database into what an older kbisect wrote, undoing the migrations after `version`.
+void downgrade(const fs::path& path, int version) {
+  const char* undo[] = {
+      "DROP TABLE journal",  // 2 -> 1
+      "ALTER TABLE verdicts DROP COLUMN detail; "
+      "ALTER TABLE verdicts RENAME COLUMN phase TO reason",  // 3 -> 2
+  };
+  ASSERT_EQ(std::size(undo) + 1, static_cast<size_t>(schema_version()));
+  Database db = open_read_write(path);
+  for (int v = schema_version(); v > version; --v) execute(db.get(), undo[v - 2]);
+  execute(db.get(), fmt::format("PRAGMA user_version = {}", version).c_str());
+}
+
 TEST_F(StoreTest, UpgradesAnOlderSchema) {
   {
     Store store(db_path_);
@@ -92,15 +105,37 @@ TEST_F(StoreTest, UpgradesAnOlderSchema) {
     session.scenario = "kept";
     store.create_session(session);
   }
-  {
-    // What a version 1 database looked like: no journal yet.
-    Database db = open_read_write(db_path_);
-    execute(db.get(), "DROP TABLE journal; PRAGMA user_version = 1");
-  }
+  downgrade(db_path_, 1);
   Store store(db_path_);
   EXPECT_EQ(count("PRAGMA user_version"), schema_version());
   EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE name = 'journal'"), 1);
   EXPECT_EQ(store.sessions().at(0).scenario, "kept");
+}
+
+TEST_F(StoreTest, UpgradeGivesStoredSkipsTheirReason) {
+  int64_t session = 0;
+  {
+    Store store(db_path_);
+    session = store.create_session(SessionRecord{});
+    store.add_step({.session_id = session, .step = 1, .commit = "c1", .role = "search"});
+    store.add_verdict({.session_id = session,
+                       .step = 1,
+                       .commit = "c1",
+                       .verdict = Verdict::kSkip,
+                       .phase = "search"});
+    store.append_journal({.session_id = session,
+                          .kind = "failure",
+                          .phase = "search",
+                          .commit = "c1",
+                          .status = "build-failed",
+                          .detail = "the kernel does not build"});
+  }
+  downgrade(db_path_, 2);
+  Store store(db_path_);
+  auto verdicts = store.verdicts_of(session);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].phase, "search");
+  EXPECT_EQ(verdicts[0].detail, "build-failed: the kernel does not build");
 }
 
 TEST_F(StoreTest, RefusesADatabaseFromANewerKbisect) {
@@ -327,14 +362,20 @@ TEST_F(StoreTest, SessionsStepsAndVerdicts) {
                      .samples = 3,
                      .good_samples = 3,
                      .bad_samples = 3,
-                     .reason = "not significant yet"});
+                     .phase = "search"});
   store.add_verdict({.session_id = id,
                      .step = 1,
                      .commit = "c2",
                      .verdict = Verdict::kBad,
                      .p_mwu = 0.001,
                      .samples = 6,
-                     .reason = "slower"});
+                     .phase = "confirm"});
+  store.add_verdict({.session_id = id,
+                     .step = 2,
+                     .commit = "c1",
+                     .verdict = Verdict::kSkip,
+                     .phase = "search",
+                     .detail = "build-failed: the kernel does not build"});
   // A verdict for a step that does not exist is refused.
   EXPECT_THROW(store.add_verdict({.session_id = id, .step = 7, .commit = "c2"}), Error);
 
@@ -343,11 +384,13 @@ TEST_F(StoreTest, SessionsStepsAndVerdicts) {
   EXPECT_EQ(steps[0].commit, "c2");
   EXPECT_EQ(steps[1].candidates_left, 1);
   auto verdicts = store.verdicts_of(id);
-  ASSERT_EQ(verdicts.size(), 2u);
+  ASSERT_EQ(verdicts.size(), 3u);
   EXPECT_EQ(verdicts[0].verdict, Verdict::kUndecided);
   EXPECT_EQ(verdicts[0].p_ks, 0.3);
   EXPECT_EQ(verdicts[1].verdict, Verdict::kBad);
   EXPECT_FALSE(verdicts[1].p_ks);
+  EXPECT_EQ(verdicts[1].phase, "confirm");
+  EXPECT_EQ(verdicts[2].detail, "build-failed: the kernel does not build");
   EXPECT_EQ(verdicts[1].step, 1);
   EXPECT_TRUE(store.steps_of(other).empty());
 
