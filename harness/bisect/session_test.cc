@@ -401,10 +401,31 @@ TEST(Session, OnlySkippedCommitsLeftListsThem) {
   CommitGraph graph = linear_graph(16);
   SimSpec sim_spec = regression_at(graph, 6, 0.8, 0.01);
   sim_spec.outcomes = {{fake_id(6), "boot-failed"}, {fake_id(7), "build-failed"}};
-  SessionResult result = run_adaptive(graph, sim_spec);
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
   EXPECT_EQ(result.verdict, SessionVerdict::kOnlySkipped);
   std::set<std::string> candidates(result.candidates.begin(), result.candidates.end());
   EXPECT_EQ(candidates, (std::set<std::string>{fake_id(5), fake_id(6), fake_id(7)}));
+
+  // Every commit the search measured is judged good or bad, so that `kbisect log` replays to
+  // the same skipped range.
+  std::set<std::string> measured, judged;
+  for (const JournalEntry& entry : journal.replay()) {
+    if (entry.kind == JournalEntry::Kind::kSample && entry.commit != good_id() &&
+        entry.commit != fake_id(0)) {
+      measured.insert(entry.commit);
+    }
+    if (entry.kind == JournalEntry::Kind::kVerdict) {
+      judged.insert(entry.commit);
+      EXPECT_NE(entry.verdict.kind, VerdictKind::kUndecided) << entry.commit;
+    }
+  }
+  EXPECT_FALSE(measured.empty());
+  EXPECT_EQ(judged, measured);
+  EXPECT_EQ(result.steps, static_cast<int>(measured.size()));
 }
 
 TEST(Session, BootFailureCanCountAsBad) {

@@ -388,13 +388,34 @@ class PosteriorStrategy : public Strategy {
     return count;
   }
 
-  Action only_skipped(const CulpritPosterior& posterior) const {
+  // Only skipped commits stand between the likely culprits: as at the end of a search, a
+  // verdict for every measured commit first (the log replays to the same range), then the
+  // candidates.
+  Action only_skipped(const SearchState& state, const View& view) const {
+    const CulpritPosterior& posterior = view.posterior;
+    std::vector<int> order;
+    for (int i = 1; i < static_cast<int>(state.graph->nodes.size()); ++i) order.push_back(i);
+    if (std::optional<Action> verdict = pending_verdict(state, view, order)) return *verdict;
     std::vector<int> candidates;
     const double n = static_cast<double>(posterior.culprit.size());
-    for (size_t c = 0; c < posterior.culprit.size(); ++c) {
-      if (posterior.culprit[c] > (1 - confidence_) / n) candidates.push_back(static_cast<int>(c));
+    for (int c = 0; c < static_cast<int>(posterior.culprit.size()); ++c) {
+      if (posterior.culprit[c] > (1 - confidence_) / n && judged_possible(state, view, c)) {
+        candidates.push_back(c);
+      }
     }
     return done(SearchOutcome::kOnlySkipped, -1, std::move(candidates));
+  }
+
+  // Whether the verdicts leave `commit` possible as the first bad one, as git bisect sees its
+  // marks: every commit judged bad descends from it, none judged good does.
+  static bool judged_possible(const SearchState& state, const View& view, int commit) {
+    return std::none_of(state.verdicts.begin(), state.verdicts.end(), [&](const auto& verdict) {
+      const int judged = verdict.first;
+      const VerdictKind kind = verdict.second.kind;
+      if (judged < 0) return false;  // the good endpoint
+      return (kind == VerdictKind::kBad && !view.reach[judged][commit]) ||
+             (kind == VerdictKind::kGood && view.reach[judged][commit]);
+    });
   }
 
   // The end: a verdict for every measured commit that has none yet, the answer's last (git
@@ -407,11 +428,18 @@ class PosteriorStrategy : public Strategy {
       if (i != answer) order.push_back(i);
     }
     if (answer != 0) order.push_back(answer);
+    if (std::optional<Action> verdict = pending_verdict(state, view, order)) return *verdict;
+    return done(SearchOutcome::kFound, answer);
+  }
+
+  // A verdict for the first commit in `order` that was measured and has none yet.
+  std::optional<Action> pending_verdict(const SearchState& state, const View& view,
+                                        const std::vector<int>& order) const {
     for (int i : order) {
       if (state.of(i).empty() || has_verdict(state, i)) continue;
       return verdict_action(i, verdict_for(state, view, i));
     }
-    return done(SearchOutcome::kFound, answer);
+    return std::nullopt;
   }
 
   static int visited_commits(const SearchState& state) {
@@ -544,7 +572,7 @@ class AdaptiveStrategy : public PosteriorStrategy {
       return with_candidates_left(measure_endpoints_to(state, endpoints), left);
     }
     int pick = best_split(state, current.posterior);
-    if (pick < 0) return only_skipped(current.posterior);
+    if (pick < 0) return only_skipped(state, current);
     return with_candidates_left(
         measure(pick, static_cast<int>(visit - std::min(visit, state.of(pick).size()))), left);
   }
@@ -586,7 +614,7 @@ class BayesStrategy : public PosteriorStrategy {
     }
     if (finished_under_both(state, current)) return conclude(state, current);
     int pick = best_split(state, current.posterior);
-    if (pick < 0) return only_skipped(current.posterior);
+    if (pick < 0) return only_skipped(state, current);
     return with_candidates_left(measure(pick), left);
   }
 };

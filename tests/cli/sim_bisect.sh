@@ -6,7 +6,8 @@
 # at once on one database answer as they do alone, a second call answers from the database,
 # an interrupted session resumed with --resume alone answers as it would have, `kbisect log`
 # (with --paths too) is accepted by `git bisect replay` and leads git to the same first bad
-# commit, `kbisect query` reads the session and refuses writes, a culprit the confirmation
+# commit (and, when only skipped commits are left, to the same ones), `kbisect query` reads
+# the session and refuses writes, a culprit the confirmation
 # refutes hands the search back, a good commit that bad does not descend from has its merge
 # base tested first, host drift is reported and not taken for a regression, a scenario that
 # cannot run stores no session (nor builds for a device it cannot pass through), a failed
@@ -179,6 +180,26 @@ session=$(grep -o '"session":[0-9]*' <<<"$limited" | cut -d: -f2)
   fail "log with --paths starts: $(head -n 1 "$work/limited.log")"
 git bisect replay "$work/limited.log" >"$work/limited.out" 2>&1 || fail "replay: $(cat "$work/limited.out")"
 grep -q "^$planted is the first bad commit" "$work/limited.out" || fail "limited replay: $(cat "$work/limited.out")"
+git bisect reset >/dev/null 2>&1
+# When the planted commit does not boot, only it and the bad commit above it remain: kbisect
+# says so and lists them with the skip's reason, and its log leaves git with the same two.
+sed -e 's|^name: sim-cli|name: sim-only-skipped|' -e 's|"change 20", outcome: build-failed|"change 27", outcome: boot-failed|' \
+  "$work/sim.yaml" >"$work/only-skipped.yaml"
+status=0
+"$kbisect" --db "$work/only-skipped.db" bisect -c "$work/only-skipped.yaml" --good "$good" \
+  --bad "$bad" >"$work/only-skipped.out" || status=$?
+[[ $status -eq 2 ]] || fail "only skipped: exit $status, not 2"
+first_bad=$(git rev-parse HEAD~12)
+grep -q "^only skipped commits are left; the culprit is one of: ${first_bad:0:12} ${planted:0:12}$" \
+  "$work/only-skipped.out" || fail "only skipped: $(cat "$work/only-skipped.out")"
+grep -q "^skipped:  ${planted:0:12} change 27 (boot-failed: " "$work/only-skipped.out" ||
+  fail "only skipped, the skip's line: $(cat "$work/only-skipped.out")"
+"$kbisect" --db "$work/only-skipped.db" log 1 >"$work/only-skipped.log"
+git bisect replay "$work/only-skipped.log" >"$work/only-skipped-replay.out" 2>&1 || true
+[[ $(sed -n '/^The first bad commit could be any of:$/,/^We cannot bisect more!$/p' \
+  "$work/only-skipped-replay.out" | sort) == $(printf '%s\n' "$planted" "$first_bad" \
+  "The first bad commit could be any of:" "We cannot bisect more!" | sort) ]] ||
+  fail "only skipped, replay: $(cat "$work/only-skipped-replay.out")"
 git bisect reset >/dev/null 2>&1
 
 "$kbisect" --db "$db" query --format csv "select count(*) as n from samples" | tr -d "\r" | tail -n 1 | grep -qE '^[1-9][0-9]*$' ||
