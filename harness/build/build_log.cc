@@ -38,6 +38,16 @@ std::string summarize_build_log(std::string_view log, size_t tail_lines) {
   return summary;
 }
 
+std::string first_error_line(std::string_view log) {
+  while (!log.empty()) {
+    size_t end = log.find('\n');
+    std::string_view line = log.substr(0, end);
+    if (is_error_line(line)) return std::string(line);
+    log.remove_prefix(end == std::string_view::npos ? log.size() : end + 1);
+  }
+  return "";
+}
+
 bool is_compile_line(std::string_view line) {
   return line.starts_with("  CC ");
 }

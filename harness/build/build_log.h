@@ -11,6 +11,10 @@ namespace kbisect {
 // `tail_lines` lines.
 std::string summarize_build_log(std::string_view log, size_t tail_lines = 50);
 
+// The first line of a build log (or of its summary) that reports an error, for a one-line
+// reason; empty when there is none.
+std::string first_error_line(std::string_view log);
+
 // A Kbuild line that compiles one C file ("  CC      fs/ext4/file.o"): the progress unit.
 bool is_compile_line(std::string_view line);
 

@@ -25,11 +25,14 @@ TEST(BuildLog, ErrorLinesComeFirstThenTheTail) {
             "  CC      other97.o\n  CC      other98.o\n  CC      other99.o\n"
             "make[3]: *** [scripts/Makefile.build:250: fs/ext4/file.o] Error 1\n"
             "make: *** [Makefile:2012: .] Error 2\n");
+  EXPECT_EQ(first_error_line(log), "fs/ext4/file.c:42:1: error: expected ';' before '}' token");
+  EXPECT_EQ(first_error_line(summary), first_error_line(log));
 }
 
 TEST(BuildLog, WithoutErrorsOnlyTheTail) {
   EXPECT_EQ(summarize_build_log("a\nb\nc\n", 2), "b\nc\n");
   EXPECT_EQ(summarize_build_log("", 2), "");
+  EXPECT_EQ(first_error_line("a\nb\n"), "");
 }
 
 TEST(BuildLog, UndefinedReferencesAreErrors) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "build/build_log.h"
 #include "common/error.h"
 #include "common/local_process.h"
 #include "config/scenario_hash.h"
@@ -15,6 +16,16 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// "the kernel does not build" and the compiler's first error, its path relative to the tree.
+std::string build_failure_text(const std::string& log, const std::filesystem::path& source_dir) {
+  std::string error = first_error_line(log);
+  const std::string prefix =
+      std::filesystem::absolute(source_dir).lexically_normal().string() + "/";
+  if (error.starts_with(prefix)) error.erase(0, prefix.size());
+  if (error.empty()) return "the kernel does not build";
+  return "the kernel does not build: " + error.substr(0, 200);
 }
 
 }  // namespace
@@ -111,7 +122,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   run.host = host_;
   if (!image.ok) {
     measured.outcome = run.outcome = Outcome::kBuildFailed;
-    measured.detail = run.detail = "the kernel does not build";
+    measured.detail = run.detail = build_failure_text(image.failure, workdir_ / "src");
     measured.run_id = store_.insert_run(run);
     return measured;
   }
