@@ -18,14 +18,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// "the kernel does not build" and the compiler's first error, its path relative to the tree.
+// The compiler's first error, its path relative to the tree, for a one-line reason.
 std::string build_failure_text(const std::string& log, const std::filesystem::path& source_dir) {
   std::string error = first_error_line(log);
   const std::string prefix =
       std::filesystem::absolute(source_dir).lexically_normal().string() + "/";
   if (error.starts_with(prefix)) error.erase(0, prefix.size());
-  if (error.empty()) return "the kernel does not build";
-  return "the kernel does not build: " + error.substr(0, 200);
+  return error.empty() ? "the kernel does not build" : error.substr(0, 200);
 }
 
 }  // namespace
