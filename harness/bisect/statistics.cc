@@ -200,6 +200,14 @@ TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
   return result;
 }
 
+double mann_whitney_smallest_p(size_t n_x, size_t n_y) {
+  if (n_x == 0 || n_y == 0) return 1;
+  std::vector<double> x(n_x), y(n_y);
+  std::iota(x.begin(), x.end(), 0.0);
+  std::iota(y.begin(), y.end(), static_cast<double>(n_x));
+  return mann_whitney_u(x, y).p_value;
+}
+
 namespace {
 
 // Location scores -f'(z)/f(z) of every pooled sample under the leave-one-out kernel density

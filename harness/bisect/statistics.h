@@ -26,6 +26,10 @@ struct TestResult {
 TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
                           Alternative alternative = Alternative::kTwoSided);
 
+// The smallest two-sided p mann_whitney_u gives for samples of these sizes (one side wholly
+// above the other): where it exceeds alpha, no difference can be called significant.
+double mann_whitney_smallest_p(size_t n_x, size_t n_y);
+
 // The p of a one-sided permutation test: `statistic()` of the labelling as it is, then of up to
 // `permutations` shuffles of `shuffled` (from a fixed seed, so the same samples give the same
 // p); p = (1 + as extreme) / (1 + drawn), and drawing stops once p must exceed `stop_above`.

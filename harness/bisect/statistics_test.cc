@@ -35,6 +35,14 @@ TEST(MannWhitneyU, NormalApproximationWithTies) {
   EXPECT_NEAR(mann_whitney_u(a, b, Alternative::kGreater).p_value, 0.9960096905207342, 1e-10);
 }
 
+TEST(MannWhitneyU, SmallestPOfTheSampleSizes) {
+  EXPECT_DOUBLE_EQ(mann_whitney_smallest_p(1, 1), 1.0);
+  EXPECT_NEAR(mann_whitney_smallest_p(3, 3), 0.1, 1e-12);        // 2 / C(6, 3)
+  EXPECT_NEAR(mann_whitney_smallest_p(4, 4), 2.0 / 70, 1e-12);   // above alpha 0.01
+  EXPECT_NEAR(mann_whitney_smallest_p(5, 5), 2.0 / 252, 1e-12);  // below it
+  EXPECT_DOUBLE_EQ(mann_whitney_smallest_p(0, 5), 1.0);
+}
+
 TEST(MannWhitneyU, IdenticalSamplesAreNotDifferent) {
   const std::vector<double> same{5, 5, 5};
   EXPECT_DOUBLE_EQ(mann_whitney_u(same, same).p_value, 1.0);

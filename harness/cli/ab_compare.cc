@@ -20,8 +20,18 @@ struct MetricComparison {
   std::vector<double> a, b;
   double change = 0;  // relative change of the median, B against A
   double p_value = 1;
+  double smallest_p = 1;  // the smallest p these sample counts allow
   bool significant = false;
 };
+
+// What the row's test says. Not significant is not "the same": with too few samples no
+// difference could have been significant, and a significant one may be below min_effect.
+std::string finding(const MetricComparison& row, const BisectSpec& spec) {
+  if (row.significant) return "significant";
+  if (row.smallest_p > spec.alpha) return "too few samples";
+  if (row.p_value <= spec.alpha) return "below min_effect";
+  return "not significant";
+}
 
 // One pair's measurements: the comparison per metric and the runs of each side.
 struct PairResult {
@@ -38,7 +48,8 @@ std::string percent_stddev(const std::vector<double>& values) {
   return fmt::format("{:.1f}%", 100 * stddev(values) / mean(values));
 }
 
-void print_table(const std::vector<MetricComparison>& rows, const AbSide& a, const AbSide& b) {
+void print_table(const std::vector<MetricComparison>& rows, const BisectSpec& spec, const AbSide& a,
+                 const AbSide& b) {
   fmt::print("{:<40} {:>14} {:>8} {:>14} {:>8} {:>9} {:>9}  {}\n", "metric", "A median", "%stddev",
              "B median", "%stddev", "%change", "p", "");
   for (const auto& row : rows) {
@@ -48,7 +59,7 @@ void print_table(const std::vector<MetricComparison>& rows, const AbSide& a, con
     }
     fmt::print("{:<40} {:>14.2f} {:>8} {:>14.2f} {:>8} {:>+8.1f}% {:>9.3g}  {}\n", row.metric,
                median(row.a), percent_stddev(row.a), median(row.b), percent_stddev(row.b),
-               100 * row.change, row.p_value, row.significant ? "significant" : "same");
+               100 * row.change, row.p_value, finding(row, spec));
   }
   fmt::print("A = {} ({}), B = {} ({})\n", a.label, a.commit.substr(0, 12), b.label,
              b.commit.substr(0, 12));
@@ -104,6 +115,7 @@ nlohmann::json judge(const Scenario& scenario, std::vector<MetricComparison>& ro
     if (row.a.empty() || row.b.empty()) continue;
     row.change = relative_change(row.a, row.b);
     row.p_value = mann_whitney_u(row.a, row.b).p_value;
+    row.smallest_p = mann_whitney_smallest_p(row.a.size(), row.b.size());
     row.significant =
         row.p_value <= scenario.bisect.alpha && std::abs(row.change) >= scenario.bisect.min_effect;
     result.push_back({{"metric", row.metric},
@@ -112,6 +124,7 @@ nlohmann::json judge(const Scenario& scenario, std::vector<MetricComparison>& ro
                       {"change", row.change},
                       {"p", row.p_value},
                       {"significant", row.significant},
+                      {"finding", finding(row, scenario.bisect)},
                       {"a", row.a},
                       {"b", row.b}});
   }
@@ -131,11 +144,26 @@ std::string scenario_table(CommandContext& context, const std::vector<AbPair>& p
   return render_table(context.scenario.table, sets);
 }
 
+// Said before the first boot: a comparison that cannot find a difference is better rerun now.
+void warn_if_too_few(CommandContext& context, int samples) {
+  const double alpha = context.scenario.bisect.alpha;
+  const size_t n = static_cast<size_t>(samples);
+  if (mann_whitney_smallest_p(n, n) <= alpha) return;
+  size_t enough = n + 1;
+  while (mann_whitney_smallest_p(enough, enough) > alpha) ++enough;
+  context.events.note(
+      "warning",
+      fmt::format("{} sample{} a side cannot show a difference at alpha {} (the smallest p is "
+                  "{:.3g}); --samples {} can",
+                  samples, samples == 1 ? "" : "s", alpha, mann_whitney_smallest_p(n, n), enough));
+}
+
 }  // namespace
 
 int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind kind,
                   const std::vector<AbPair>& pairs, int samples) {
   const Scenario& scenario = context.scenario;
+  warn_if_too_few(context, samples);
   SessionRecord session = session_of(scenario, kind, pairs, samples);
   session.id = context.store.create_session(session);
 
@@ -180,7 +208,7 @@ int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind
     fmt::print("session {}\n", session.id);
     for (size_t p = 0; p < pairs.size(); ++p) {
       if (pairs.size() > 1) fmt::print("variant {}:\n", variant_name(pairs[p].a.variant));
-      print_table(results[p].rows, pairs[p].a, pairs[p].b);
+      print_table(results[p].rows, scenario.bisect, pairs[p].a, pairs[p].b);
     }
     if (!table.empty()) fmt::print("\n{}", table);
   }
