@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "config/scenario_hash.h"
+#include "report/format.h"
 #include "store/metrics.h"
 #include "tables/table.h"
 
@@ -43,11 +44,6 @@ std::string variant_name(const Variant* variant) {
   return variant ? variant->name : "";
 }
 
-std::string percent_stddev(const std::vector<double>& values) {
-  if (values.size() < 2 || mean(values) == 0) return "-";
-  return fmt::format("{:.1f}%", 100 * stddev(values) / mean(values));
-}
-
 void print_table(const std::vector<MetricComparison>& rows, const BisectSpec& spec, const AbSide& a,
                  const AbSide& b) {
   fmt::print("{:<40} {:>14} {:>8} {:>14} {:>8} {:>9} {:>9}  {}\n", "metric", "A median", "%stddev",
@@ -58,8 +54,8 @@ void print_table(const std::vector<MetricComparison>& rows, const BisectSpec& sp
       continue;
     }
     fmt::print("{:<40} {:>14.2f} {:>8} {:>14.2f} {:>8} {:>+8.1f}% {:>9.3g}  {}\n", row.metric,
-               median(row.a), percent_stddev(row.a), median(row.b), percent_stddev(row.b),
-               100 * row.change, row.p_value, finding(row, spec));
+               median(row.a), format_percent_stddev(row.a), median(row.b),
+               format_percent_stddev(row.b), 100 * row.change, row.p_value, finding(row, spec));
   }
   fmt::print("A = {} ({}), B = {} ({})\n", a.label, a.commit.substr(0, 12), b.label,
              b.commit.substr(0, 12));

@@ -162,8 +162,8 @@ std::string median_text(Store& store, const Scenario& scenario, const SessionRec
                         const std::string& commit) {
   auto values = session_samples(store, scenario, session, commit);
   if (values.empty()) return "not measured";
-  return fmt::format("{:.1f} (median of {}, %stddev {:.1f})", median(values), values.size(),
-                     values.size() > 1 ? 100 * stddev(values) / mean(values) : 0.0);
+  return fmt::format("{:.1f} (median of {}, stddev {})", median(values), values.size(),
+                     format_percent_stddev(values));
 }
 
 BisectRun stored_answer(const SessionRecord& session) {

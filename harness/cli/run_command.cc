@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "pipeline/measure.h"
+#include "report/format.h"
 #include "store/metrics.h"
 #include "tables/table.h"
 
@@ -49,10 +50,8 @@ void print_summary(const Scenario& scenario, const std::vector<MeasuredRun>& mea
       }
     }
     if (values.empty()) continue;
-    double center = mean(values);
-    double spread = values.size() > 1 ? stddev(values) : 0.0;
-    fmt::print("{:<44} {:>6} {:>14.2f} {:>14.2f} {:>7.1f}%\n", metric_key(metric), values.size(),
-               median(values), center, center != 0 ? 100 * spread / center : 0.0);
+    fmt::print("{:<44} {:>6} {:>14.2f} {:>14.2f} {:>8}\n", metric_key(metric), values.size(),
+               median(values), mean(values), format_percent_stddev(values));
   }
 }
 

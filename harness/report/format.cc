@@ -45,6 +45,13 @@ std::string format_stddev(std::span<const double> values) {
   return fmt::format("±{:.0f}%", std::abs(100 * stddev(values) / center));
 }
 
+std::string format_percent_stddev(std::span<const double> values) {
+  if (values.size() < 2) return "-";
+  const double center = mean(values);
+  if (center == 0) return "-";
+  return fmt::format("{:.1f}%", std::abs(100 * stddev(values) / center));
+}
+
 std::string format_p(double p) {
   if (!std::isfinite(p)) return "-";
   if (p >= 0.001) return fmt::format("{:.3g}", p);

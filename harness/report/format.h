@@ -22,6 +22,10 @@ std::string format_change(double relative);
 // The relative standard deviation as 0-day prints it: "±5%"; "" with fewer than two values.
 std::string format_stddev(std::span<const double> values);
 
+// The same as the command lines print it, to a tenth: "5.3%"; "-" with fewer than two values
+// (one sample has no spread to speak of, which "0.0%" would claim).
+std::string format_percent_stddev(std::span<const double> values);
+
 // A p-value: "0.032", "1.2e-05"; "-" when absent.
 std::string format_p(double p);
 

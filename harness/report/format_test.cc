@@ -34,6 +34,9 @@ TEST(ReportFormat, StddevIsRelativeToTheMeanAndNeedsTwoValues) {
   EXPECT_EQ(format_stddev(std::vector<double>{100}), "");
   EXPECT_EQ(format_stddev(std::vector<double>{}), "");
   EXPECT_EQ(format_stddev(std::vector<double>{-1, 1}), "");  // mean 0: no relative spread
+  EXPECT_EQ(format_percent_stddev(std::vector<double>{100, 110, 90}), "10.0%");
+  EXPECT_EQ(format_percent_stddev(std::vector<double>{100}), "-");
+  EXPECT_EQ(format_percent_stddev(std::vector<double>{-1, 1}), "-");
 }
 
 TEST(ReportFormat, MediansAndPValues) {
