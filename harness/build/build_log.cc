@@ -1,18 +1,42 @@
 #include "build/build_log.h"
 
+#include <algorithm>
 #include <deque>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace kbisect {
 namespace {
 
 constexpr size_t kMaxErrorLines = 20;
+constexpr size_t kMaxReasonBytes = 200;
 
 bool is_error_line(std::string_view line) {
   return line.find("error:") != std::string_view::npos ||
          line.find("undefined reference") != std::string_view::npos ||
          (line.find("***") != std::string_view::npos &&
           line.find("Error") != std::string_view::npos);
+}
+
+bool is_utf8_continuation(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+std::string one_line_reason(std::string_view line) {
+  size_t cut = std::min(line.size(), kMaxReasonBytes);
+  while (cut > 0 && cut < line.size() && is_utf8_continuation(line[cut])) --cut;
+  std::string text(line.substr(0, cut));
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  try {
+    (void)nlohmann::json(text).dump();  // throws where the text is not valid UTF-8
+  } catch (const nlohmann::json::type_error&) {
+    for (char& c : text) {
+      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+    }
+  }
+  return text;
 }
 
 }  // namespace
@@ -42,7 +66,7 @@ std::string first_error_line(std::string_view log) {
   while (!log.empty()) {
     size_t end = log.find('\n');
     std::string_view line = log.substr(0, end);
-    if (is_error_line(line)) return std::string(line);
+    if (is_error_line(line)) return one_line_reason(line);
     log.remove_prefix(end == std::string_view::npos ? log.size() : end + 1);
   }
   return "";

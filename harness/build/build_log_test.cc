@@ -35,6 +35,15 @@ TEST(BuildLog, WithoutErrorsOnlyTheTail) {
   EXPECT_EQ(first_error_line("a\nb\n"), "");
 }
 
+TEST(BuildLog, FirstErrorIsOneLineOfValidText) {
+  // gcc's quotes are UTF-8; cut after 200 bytes, a character is not split.
+  std::string quoted = "x.c:1:1: error: ‘" + std::string(200, 'a') + "’\n";
+  std::string cut = first_error_line(std::string(182, ' ') + quoted);
+  EXPECT_EQ(cut.size(), 198u);  // 182 + "x.c:1:1: error: " (16), not the quote's first byte
+  EXPECT_EQ(first_error_line("f.c: error: \x1b[31mred\xff\n"), "f.c: error: ?[31mred?");
+  EXPECT_EQ(first_error_line("f.c: error: ‘x’\n"), "f.c: error: ‘x’");
+}
+
 TEST(BuildLog, UndefinedReferencesAreErrors) {
   std::string summary = summarize_build_log("ld: foo.o: undefined reference to `bar'\nx\n", 1);
   EXPECT_EQ(summary.find("error lines:\nld: foo.o: undefined reference"), 0u);

@@ -24,7 +24,7 @@ std::string build_failure_text(const std::string& log, const std::filesystem::pa
   const std::string prefix =
       std::filesystem::absolute(source_dir).lexically_normal().string() + "/";
   if (error.starts_with(prefix)) error.erase(0, prefix.size());
-  return error.empty() ? "the kernel does not build" : error.substr(0, 200);
+  return error.empty() ? "the kernel does not build" : error;
 }
 
 }  // namespace
