@@ -12,9 +12,8 @@ namespace kbisect {
 std::string summarize_build_log(std::string_view log, size_t tail_lines = 50);
 
 // The first line of a build log (or of its summary) that reports an error, for a one-line
-// reason that goes into JSON and onto a terminal: at most 200 bytes, cut between characters,
-// control characters as '?', and all but printable ASCII as '?' where it is not valid UTF-8.
-// Empty when there is none.
+// reason: at most 200 bytes, cut between UTF-8 characters, control characters (a colour
+// escape) as '?', a byte that is not UTF-8 as U+FFFD. Empty when there is none.
 std::string first_error_line(std::string_view log);
 
 // A Kbuild line that compiles one C file ("  CC      fs/ext4/file.o"): the progress unit.

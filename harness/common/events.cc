@@ -67,7 +67,8 @@ void Events::emit(std::string_view type, const nlohmann::json& fields) {
   if (mode_ != Mode::kJsonLines) return;
   nlohmann::json event = fields.is_object() ? fields : nlohmann::json::object();
   event["event"] = type;
-  fmt::print("{}\n", event.dump());
+  // A text from outside (a build log, QEMU's stderr) may not be UTF-8: replaced, not thrown.
+  fmt::print("{}\n", event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   std::fflush(stdout);
 }
 

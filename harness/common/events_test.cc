@@ -32,6 +32,14 @@ TEST(Events, JsonLinesAreOneParsableObjectPerLine) {
   EXPECT_EQ(events_seen[2]["text"], "abc123 is bad");
 }
 
+TEST(Events, TextThatIsNotUtf8IsReplacedNotThrown) {
+  Events events(Events::Mode::kJsonLines);
+  testing::internal::CaptureStdout();
+  events.note("skip", "f.c: error: \xff");
+  auto event = nlohmann::json::parse(testing::internal::GetCapturedStdout());
+  EXPECT_EQ(event["text"], "f.c: error: \xef\xbf\xbd");  // U+FFFD
+}
+
 TEST(Events, QuietModeKeepsStdoutClean) {
   Events events(Events::Mode::kQuiet);
   testing::internal::CaptureStdout();

@@ -212,7 +212,8 @@ void print_json(const ResultSet& result, std::ostream& out) {
     }
     rows.push_back(std::move(object));
   }
-  out << rows.dump(2) << "\n";
+  // Stored text from outside (a build log's tail) may not be UTF-8: replaced, not thrown.
+  out << rows.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 struct NamedQuery {

@@ -105,6 +105,11 @@ TEST_F(QueryTest, CsvQuotesWhatNeedsQuoting) {
             "x,y,z,w\r\n\"a,b\",\"say \"\"hi\"\"\",,1.5\r\n");
 }
 
+TEST_F(QueryTest, JsonReplacesTextThatIsNotUtf8) {
+  auto rows = nlohmann::json::parse(query("SELECT CAST(x'41ff' AS TEXT) AS t", QueryFormat::kJson));
+  EXPECT_EQ(rows[0]["t"], "A\xef\xbf\xbd");
+}
+
 TEST_F(QueryTest, JsonKeepsTypes) {
   auto rows = nlohmann::json::parse(
       query("SELECT 1 AS i, 2.5 AS r, 't' AS s, NULL AS n", QueryFormat::kJson));
