@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace kbisect {
@@ -29,11 +28,7 @@ std::string one_line_reason(std::string_view line) {
   for (char& c : text) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
   }
-  // The reason travels in session results, which JSON keeps: a byte that is not UTF-8 (from
-  // the source file quoted) becomes U+FFFD here, as JSON's own replacement would make it.
-  using nlohmann::json;
-  return json::parse(json(text).dump(-1, ' ', false, json::error_handler_t::replace))
-      .get<std::string>();
+  return text;
 }
 
 }  // namespace

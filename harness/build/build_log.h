@@ -13,7 +13,7 @@ std::string summarize_build_log(std::string_view log, size_t tail_lines = 50);
 
 // The first line of a build log (or of its summary) that reports an error, for a one-line
 // reason: at most 200 bytes, cut between UTF-8 characters, control characters (a colour
-// escape) as '?', a byte that is not UTF-8 as U+FFFD. Empty when there is none.
+// escape) as '?'. Empty when there is none.
 std::string first_error_line(std::string_view log);
 
 // A Kbuild line that compiles one C file ("  CC      fs/ext4/file.o"): the progress unit.

@@ -8,6 +8,7 @@
 #include "bisect/statistics.h"
 #include "common/error.h"
 #include "common/interrupt.h"
+#include "common/json_text.h"
 #include "config/scenario_hash.h"
 #include "report/format.h"
 #include "store/metrics.h"
@@ -181,7 +182,7 @@ int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind
   } catch (const Error& error) {
     // A comparison does not resume (its samples stay stored): it ends here, saying why.
     context.store.finish_session(session.id, SessionStatus::kAborted,
-                                 nlohmann::json{{"message", error.what()}}.dump());
+                                 json_text({{"message", error.what()}}));
     throw;
   }
 
@@ -194,12 +195,12 @@ int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind
   // One pair keeps the result of a plain comparison: {"metrics": [...]}.
   nlohmann::json result = pairs.size() == 1 ? nlohmann::json{{"metrics", judged[0]["metrics"]}}
                                             : nlohmann::json{{"pairs", judged}};
-  context.store.finish_session(session.id, SessionStatus::kDone, result.dump());
+  context.store.finish_session(session.id, SessionStatus::kDone, json_text(result));
   std::string table = scenario_table(context, pairs, results);
   if (context.events.mode() == Events::Mode::kJsonLines) {
     result["session"] = session.id;
     if (!table.empty()) result["table"] = table;
-    fmt::print("{}\n", result.dump());
+    fmt::print("{}\n", json_text(result));
   } else {
     fmt::print("session {}\n", session.id);
     for (size_t p = 0; p < pairs.size(); ++p) {

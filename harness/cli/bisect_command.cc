@@ -7,6 +7,7 @@
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "common/json_text.h"
 
 namespace kbisect {
 namespace {
@@ -27,7 +28,7 @@ int bisect(const GlobalOptions& globals, const BisectOptions& options) {
   BisectRun run = run_bisect(context, repo, options.request);
   if (globals.json) {
     if (!run.answered_before) context.events.emit("culprit", run.result);
-    fmt::print("{}\n", run.result.dump());
+    fmt::print("{}\n", json_text(run.result));
   } else {
     if (run.answered_before) {
       fmt::print("session {} already answered this ({})\n", run.session.id,

@@ -8,6 +8,7 @@
 #include "bisect/sim_runner.h"
 #include "bisect/statistics.h"
 #include "common/error.h"
+#include "common/json_text.h"
 #include "config/scenario_hash.h"
 #include "git/candidates.h"
 #include "git/revert.h"
@@ -269,7 +270,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   store.finish_session(
       run.session.id,
       result.verdict == SessionVerdict::kAborted ? SessionStatus::kAborted : SessionStatus::kDone,
-      run.result.dump());
+      json_text(run.result));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
 }

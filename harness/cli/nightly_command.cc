@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "common/error.h"
+#include "common/json_text.h"
 #include "config/scenario_hash.h"
 #include "git/fetch.h"
 #include "store/metrics.h"
@@ -304,15 +305,15 @@ int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
       return compare_and_bisect(context, repo, baseline, tip, nightly_id, report);
     } catch (const Error& error) {  // Interrupted too: this nightly did not finish
       report["message"] = error.what();
-      context.store.finish_session(nightly_id, SessionStatus::kAborted, report.dump());
+      context.store.finish_session(nightly_id, SessionStatus::kAborted, json_text(report));
       throw;
     }
   }();
   report["verdict"] = outcome_name(outcome);
   report["exit_code"] = static_cast<int>(outcome);
-  context.store.finish_session(nightly_id, SessionStatus::kDone, report.dump());
+  context.store.finish_session(nightly_id, SessionStatus::kDone, json_text(report));
   if (globals.json) {
-    fmt::print("{}\n", report.dump());
+    fmt::print("{}\n", json_text(report));
   } else {
     print_report(report, outcome);
   }

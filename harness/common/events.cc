@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "common/json_text.h"
 namespace kbisect {
 
 Events::Mode Events::choose_mode(bool json, bool quiet) {
@@ -67,8 +68,7 @@ void Events::emit(std::string_view type, const nlohmann::json& fields) {
   if (mode_ != Mode::kJsonLines) return;
   nlohmann::json event = fields.is_object() ? fields : nlohmann::json::object();
   event["event"] = type;
-  // A text from outside (a build log, QEMU's stderr) may not be UTF-8: replaced, not thrown.
-  fmt::print("{}\n", event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  fmt::print("{}\n", json_text(event));
   std::fflush(stdout);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/json_text.h"
 #include "store/sqlite.h"
 
 namespace kbisect {
@@ -212,8 +213,7 @@ void print_json(const ResultSet& result, std::ostream& out) {
     }
     rows.push_back(std::move(object));
   }
-  // Stored text from outside (a build log's tail) may not be UTF-8: replaced, not thrown.
-  out << rows.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  out << json_text(rows, 2) << "\n";
 }
 
 struct NamedQuery {
