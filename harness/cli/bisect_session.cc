@@ -58,7 +58,7 @@ std::optional<SessionRecord> earlier_session(Store& store, const BisectRequest& 
 }
 
 nlohmann::json result_json(int64_t session_id, const SessionResult& result,
-                           const Repository& repo) {
+                           const std::vector<VerdictRecord>& verdicts, const Repository& repo) {
   nlohmann::json json = {
       {"session", session_id},
       {"culprit", result.culprit ? nlohmann::json(*result.culprit) : nlohmann::json(nullptr)},
@@ -77,6 +77,10 @@ nlohmann::json result_json(int64_t session_id, const SessionResult& result,
       {"refuted", nlohmann::json::array()}};
   for (const auto& refuted : result.refuted) {
     json["refuted"].push_back({{"commit", refuted.commit}, {"parent_check", refuted.parent_check}});
+  }
+  json["skip_reasons"] = nlohmann::json::object();
+  for (const auto& commit : result.skipped) {
+    json["skip_reasons"][commit] = skip_reason(verdicts, commit);
   }
   if (result.culprit) json["subject"] = repo.commit_info(*result.culprit).subject;
   return json;
@@ -266,7 +270,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
     throw;
   }
 
-  run.result = result_json(run.session.id, result, repo);
+  run.result = result_json(run.session.id, result, store.verdicts_of(run.session.id), repo);
   store.finish_session(
       run.session.id,
       result.verdict == SessionVerdict::kAborted ? SessionStatus::kAborted : SessionStatus::kDone,
@@ -291,21 +295,12 @@ std::vector<double> session_samples(Store& store, const Scenario& scenario,
   return store.samples_for(filter, metric_key(scenario.metrics.front()));
 }
 
-std::string short_ids(const nlohmann::json& commits) {
-  std::vector<std::string> ids;
-  for (const std::string commit : commits) ids.push_back(commit.substr(0, 12));
-  return fmt::format("{}", fmt::join(ids, " "));
-}
-
 // One line a skipped commit, as `git bisect` names one: id, subject, and why it was skipped.
 void print_skipped(const nlohmann::json& skipped, const std::vector<VerdictRecord>& verdicts,
                    const Repository& repo) {
   for (const std::string commit : skipped) {
-    auto skip = std::find_if(verdicts.rbegin(), verdicts.rend(), [&](const VerdictRecord& v) {
-      return v.commit == commit && v.verdict == Verdict::kSkip;
-    });
-    fmt::print("skipped:  {} {} ({})\n", commit.substr(0, 12), repo.commit_info(commit).subject,
-               skip != verdicts.rend() ? skip->detail : "no verdict stored");
+    fmt::print("skipped:  {} {} ({})\n", short_id(commit), repo.commit_info(commit).subject,
+               skip_reason(verdicts, commit));
   }
 }
 

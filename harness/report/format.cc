@@ -71,6 +71,16 @@ std::string short_id(std::string_view commit) {
   return shortened + std::string(commit);
 }
 
+std::string short_ids(const nlohmann::json& commits) {
+  std::string text;
+  for (const auto& commit : commits) {
+    if (!commit.is_string()) continue;
+    if (!text.empty()) text += ' ';
+    text += short_id(commit.get<std::string>());
+  }
+  return text;
+}
+
 std::string shell_quote(std::string_view argument) {
   const bool safe = !argument.empty() && argument.find_first_not_of(
                                              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"

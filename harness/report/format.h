@@ -1,6 +1,7 @@
 // How reports write numbers and commands: the same text in the text and the HTML report.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,9 @@ std::string format_p(double p);
 // Every full commit id in `commit` cut to its first 12 digits: a commit id, or a sim runner's
 // "revert:<id>@<id>".
 std::string short_id(std::string_view commit);
+
+// The commit ids of a JSON array, each with short_id, separated by spaces.
+std::string short_ids(const nlohmann::json& commits);
 
 // One argument as a POSIX shell reads it back: unchanged when it is safe, else single-quoted.
 std::string shell_quote(std::string_view argument);

@@ -28,16 +28,6 @@ std::string session_text(const ReportData& data) {
   return text;
 }
 
-std::string short_list(const nlohmann::json& commits) {
-  std::string text;
-  for (const auto& commit : commits) {
-    if (!commit.is_string()) continue;
-    if (!text.empty()) text += ' ';
-    text += short_id(commit.get<std::string>());
-  }
-  return text;
-}
-
 void add_bisect_facts(const ReportData& data, std::vector<Fact>& facts) {
   const auto& session = data.session;
   for (const auto& good : session.good_commits) facts.push_back({"good", named(data, good)});
@@ -58,10 +48,10 @@ void add_bisect_facts(const ReportData& data, std::vector<Fact>& facts) {
   }
   if (data.result.is_object() && data.result.contains("skipped") &&
       !data.result["skipped"].empty()) {
-    facts.push_back({"skipped", short_list(data.result["skipped"])});
+    facts.push_back({"skipped", short_ids(data.result["skipped"])});
   }
   if (verdict == "only-skipped" && data.result.contains("candidates")) {
-    facts.push_back({"culprit is one of", short_list(data.result["candidates"])});
+    facts.push_back({"culprit is one of", short_ids(data.result["candidates"])});
   }
 }
 

@@ -1,5 +1,6 @@
 #include "store/records.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -68,6 +69,13 @@ std::string_view verdict_text(Verdict verdict) {
 }
 Verdict parse_verdict(std::string_view text) {
   return value_of(kVerdicts, text, "verdict");
+}
+
+std::string skip_reason(const std::vector<VerdictRecord>& verdicts, std::string_view commit) {
+  auto skip = std::find_if(verdicts.rbegin(), verdicts.rend(), [&](const VerdictRecord& v) {
+    return v.commit == commit && v.verdict == Verdict::kSkip;
+  });
+  return skip != verdicts.rend() && !skip->detail.empty() ? skip->detail : "no reason stored";
 }
 
 }  // namespace kbisect

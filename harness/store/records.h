@@ -198,4 +198,8 @@ SessionStatus parse_session_status(std::string_view text);
 std::string_view verdict_text(Verdict verdict);
 Verdict parse_verdict(std::string_view text);
 
+// Why `commit` was skipped: the detail of its last skip verdict ("build-failed: ..."); "no
+// reason stored" when it has none.
+std::string skip_reason(const std::vector<VerdictRecord>& verdicts, std::string_view commit);
+
 }  // namespace kbisect

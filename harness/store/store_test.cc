@@ -610,5 +610,17 @@ TEST_F(StoreTest, AWriterKilledMidTransactionLeavesNoHalfRows) {
   }
 }
 
+TEST(SkipReason, IsTheDetailOfTheCommitsLastSkip) {
+  std::vector<VerdictRecord> verdicts(4);
+  verdicts[0] = {.commit = "a", .verdict = Verdict::kSkip, .detail = "boot-failed: panic"};
+  verdicts[1] = {.commit = "b", .verdict = Verdict::kSkip, .detail = "build-failed: x.c:1: error"};
+  verdicts[2] = {.commit = "a", .verdict = Verdict::kSkip, .detail = "boot-failed: timeout"};
+  verdicts[3] = {.commit = "c", .verdict = Verdict::kSkip};
+  EXPECT_EQ(skip_reason(verdicts, "a"), "boot-failed: timeout");
+  EXPECT_EQ(skip_reason(verdicts, "b"), "build-failed: x.c:1: error");
+  EXPECT_EQ(skip_reason(verdicts, "c"), "no reason stored");
+  EXPECT_EQ(skip_reason(verdicts, "d"), "no reason stored");
+}
+
 }  // namespace
 }  // namespace kbisect

@@ -55,6 +55,9 @@ grep -q '"confirmed":true' <<<"$result" || fail "not confirmed: $result"
 grep -q "\"parents\":\[\"$(git rev-parse "$planted^")\"\]" <<<"$result" || fail "parents: $result"
 grep -q "\"revert_commit\":\"revert:$planted@$bad\"" <<<"$result" || fail "revert_commit: $result"
 grep -q '"event":"verdict"' "$work/first.jsonl" || fail "no verdict events in --json output"
+skipped=$(git rev-parse HEAD~20)
+grep -q "\"skipped\":\[\"$skipped\"\]" <<<"$result" || fail "skipped: $result"
+grep -q "\"skip_reasons\":{\"$skipped\":\"build-failed: " <<<"$result" || fail "skip_reasons: $result"
 
 # kill -9 at random points of the same bisection, then the same command again, until one run
 # answers: the answer is the uninterrupted run's to the byte, and no sample is lost or doubled.
