@@ -5,10 +5,26 @@
 namespace kbisect {
 namespace {
 
-std::string option_text(const ReportData& data, const char* key) {
-  auto options = nlohmann::json::parse(data.session.options_json, nullptr, false);
-  if (!options.is_object() || !options.contains(key) || !options[key].is_string()) return "";
-  return options[key].get<std::string>();
+// The metric rows compare and revert-check stored for their pair `index`: {"metrics": [...]}
+// for one pair, {"pairs": [{"metrics": [...]}, ...]} for several.
+nlohmann::json stored_rows(const nlohmann::json& result, size_t index) {
+  if (!result.is_object()) return nullptr;
+  if (auto pairs = result.find("pairs"); pairs != result.end()) {
+    if (!pairs->is_array() || index >= pairs->size() || !(*pairs)[index].is_object())
+      return nullptr;
+    return (*pairs)[index].value("metrics", nlohmann::json());
+  }
+  return index == 0 ? result.value("metrics", nlohmann::json()) : nullptr;
+}
+
+std::string stored_finding(const nlohmann::json& rows, const std::string& metric) {
+  if (!rows.is_array()) return "";
+  for (const auto& row : rows) {
+    if (!row.is_object() || row.value("metric", nlohmann::json()) != metric) continue;
+    const auto finding = row.value("finding", nlohmann::json());
+    return finding.is_string() ? finding.get<std::string>() : "";
+  }
+  return "";
 }
 
 Comparison compare(const ReportData& data, std::string title, ReportSide before, ReportSide after) {
@@ -57,10 +73,20 @@ std::vector<Comparison> ab_comparisons(const ReportData& data, const std::string
                                        const std::string& after_role) {
   const auto& session = data.session;
   if (session.good_commits.empty()) return {};
-  ReportSide before{before_role, session.good_commits.front(), option_text(data, "a_variant"),
-                    session.good_refs.empty() ? "" : session.good_refs.front()};
-  ReportSide after{after_role, session.bad_commit, option_text(data, "b_variant"), session.bad_ref};
-  return {compare(data, after_role + " vs " + before_role, before, after)};
+  const auto variants = compared_variants(data);
+  std::vector<Comparison> comparisons;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    ReportSide before{before_role, session.good_commits.front(), variants[i].a,
+                      session.good_refs.empty() ? "" : session.good_refs.front()};
+    ReportSide after{after_role, session.bad_commit, variants[i].b, session.bad_ref};
+    std::string title = after_role + " vs " + before_role;
+    if (variants.size() > 1) title += ", variant " + variants[i].a;
+    Comparison comparison = compare(data, std::move(title), before, after);
+    const nlohmann::json rows = stored_rows(data.result, i);
+    for (auto& metric : comparison.metrics) metric.finding = stored_finding(rows, metric.metric);
+    comparisons.push_back(std::move(comparison));
+  }
+  return comparisons;
 }
 
 }  // namespace

@@ -24,6 +24,9 @@ struct MetricComparison {
   std::vector<double> before, after;
   double change = 0;  // relative change of the median, after against before
   double p = 1;       // two-sided Mann-Whitney U
+  // A/B sessions: what the command found ("significant", "too few samples", ...); "" when
+  // its result does not say.
+  std::string finding;
   bool both_measured() const { return !before.empty() && !after.empty(); }
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "common/xml_escape.h"
@@ -69,19 +70,24 @@ void write_comparison_table(Out out, const Comparison& comparison) {
   fmt::format_to(out, "<h3>{}: {} {} &rarr; {} {}</h3>\n", e(comparison.title),
                  e(comparison.before.role), e(short_id(comparison.before.commit)),
                  e(comparison.after.role), e(short_id(comparison.after.commit)));
+  const bool findings =
+      std::any_of(comparison.metrics.begin(), comparison.metrics.end(),
+                  [](const MetricComparison& row) { return !row.finding.empty(); });
   fmt::format_to(out,
                  "<table class=\"numbers\"><tr><th>{}</th><th>%stddev</th><th>%change</th>"
-                 "<th>{}</th><th>%stddev</th><th>p</th><th>metric</th></tr>\n",
-                 e(comparison.before.role), e(comparison.after.role));
+                 "<th>{}</th><th>%stddev</th><th>p</th><th>metric</th>{}</tr>\n",
+                 e(comparison.before.role), e(comparison.after.role),
+                 findings ? "<th>finding</th>" : "");
   for (const auto& row : comparison.metrics) {
     const bool both = row.both_measured();
     fmt::format_to(out,
                    "<tr><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
                    "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-                   "<td><code>{}</code></td></tr>\n",
+                   "<td><code>{}</code></td>{}</tr>\n",
                    e(format_median(row.before)), e(format_stddev(row.before)),
                    both ? e(format_change(row.change)) : "", e(format_median(row.after)),
-                   e(format_stddev(row.after)), both ? e(format_p(row.p)) : "", e(row.metric));
+                   e(format_stddev(row.after)), both ? e(format_p(row.p)) : "", e(row.metric),
+                   findings ? "<td>" + e(row.finding) + "</td>" : "");
   }
   fmt::format_to(out, "</table>\n");
 }
@@ -136,6 +142,7 @@ void write_distributions(Out out, const std::vector<Comparison>& comparisons) {
       if (row.both_measured()) {
         caption += fmt::format(": {} {}, p = {}", e(comparison.after.role),
                                e(format_change(row.change)), e(format_p(row.p)));
+        if (!row.finding.empty()) caption += " (" + e(row.finding) + ")";
       }
       fmt::format_to(out, "<figure>\n{}<figcaption>{}</figcaption></figure>\n",
                      ab_plot(comparison, row), caption);

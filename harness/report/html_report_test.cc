@@ -103,7 +103,9 @@ TEST(HtmlReport, ACompareSessionShowsTheTwoDistributions) {
   EXPECT_EQ(count(html, "class=\"sample side-before\""), 2u * 3);
   EXPECT_EQ(count(html, "class=\"sample side-after\""), 2u * 3);  // only the nolock samples
   EXPECT_EQ(count(html, "class=\"box side-"), 2u * 2);
-  EXPECT_THAT(html, HasSubstr("read.iops: B -9.5%, p = "));
+  EXPECT_THAT(html, HasSubstr("read.iops: B -9.5%, p = 0.1 (too few samples)"));
+  EXPECT_THAT(html, HasSubstr("<th>metric</th><th>finding</th>"));
+  EXPECT_THAT(html, HasSubstr("<td><code>read.iops</code></td><td>too few samples</td>"));
 }
 
 TEST(HtmlReport, AnEmptySessionSaysThereIsNothingToPlot) {

@@ -55,9 +55,10 @@ void add_bisect_facts(const ReportData& data, std::vector<Fact>& facts) {
   }
 }
 
-std::string side_text(const ReportData& data, const ReportSide& side) {
+// `with_variant`: false when the variants are named apart (one comparison each).
+std::string side_text(const ReportData& data, const ReportSide& side, bool with_variant) {
   std::string text = named(data, side.commit);
-  if (side.variant && !side.variant->empty()) text += " variant " + *side.variant;
+  if (with_variant && side.variant && !side.variant->empty()) text += " variant " + *side.variant;
   if (!side.label.empty()) text += fmt::format(", given as '{}'", side.label);
   return text;
 }
@@ -74,9 +75,16 @@ std::vector<Fact> header_of(const ReportData& data) {
   } else if (!comparisons.empty()) {
     const auto& sides = comparisons.front();
     const bool revert_check = session.kind == SessionKind::kRevertCheck;
-    facts.push_back({"commit", side_text(data, revert_check ? sides.before : sides.after)});
+    const bool one_variant = comparisons.size() == 1;
+    facts.push_back(
+        {"commit", side_text(data, revert_check ? sides.before : sides.after, one_variant)});
     facts.push_back({revert_check ? "reverted" : "compared with",
-                     side_text(data, revert_check ? sides.after : sides.before)});
+                     side_text(data, revert_check ? sides.after : sides.before, one_variant)});
+    if (!one_variant) {
+      std::vector<std::string> variants;
+      for (const auto& pair : compared_variants(data)) variants.push_back(pair.a);
+      facts.push_back({"variants", fmt::format("{}", fmt::join(variants, ", "))});
+    }
   }
   facts.push_back({"in testcase", session.scenario});
   facts.push_back({"session", session_text(data)});

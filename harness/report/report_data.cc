@@ -139,6 +139,25 @@ std::string verdict_of(const ReportData& data, const std::string& commit) {
   return verdict ? std::string(verdict_text(verdict->verdict)) : "";
 }
 
+std::vector<VariantPair> compared_variants(const ReportData& data) {
+  auto options = nlohmann::json::parse(data.session.options_json, nullptr, false);
+  if (!options.is_object()) return {{}};
+  auto text = [](const nlohmann::json& value) {
+    return value.is_string() ? value.get<std::string>() : std::string();
+  };
+  std::vector<VariantPair> pairs;
+  if (auto variants = options.find("variants"); variants != options.end() && variants->is_array()) {
+    for (const auto& pair : *variants) {
+      if (pair.is_array() && pair.size() == 2) pairs.push_back({text(pair[0]), text(pair[1])});
+    }
+  }
+  if (pairs.empty()) {
+    pairs.push_back({text(options.value("a_variant", nlohmann::json())),
+                     text(options.value("b_variant", nlohmann::json()))});
+  }
+  return pairs;
+}
+
 std::string subject_of(const ReportData& data, const std::string& commit) {
   auto subject = data.subjects.find(commit);
   if (subject != data.subjects.end()) return subject->second;

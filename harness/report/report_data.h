@@ -71,6 +71,13 @@ std::string verdict_of(const ReportData& data, const std::string& commit);
 // The search's last verdict on `commit` that decided something, else its last undecided one.
 std::optional<VerdictRecord> last_search_verdict(const ReportData& data, const std::string& commit);
 
+// The variants an A/B session (compare, revert-check) measured, A's and B's, one pair per
+// comparison in the order measured; "" is the scenario's unnamed variant.
+struct VariantPair {
+  std::string a, b;
+};
+std::vector<VariantPair> compared_variants(const ReportData& data);
+
 // The subject of a commit, or a placeholder that says why it is not known.
 std::string subject_of(const ReportData& data, const std::string& commit);
 

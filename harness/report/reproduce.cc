@@ -54,9 +54,9 @@ std::vector<std::string> compare_argv(const ReportData& data) {
   const auto& session = data.session;
   const auto options = options_of(data);
   auto argv = kbisect_argv(data, "compare");
-  argv.insert(argv.end(),
-              {"--a", with_variant(session.good_commits.front(), text_option(options, "a_variant")),
-               "--b", with_variant(session.bad_commit, text_option(options, "b_variant"))});
+  const VariantPair variants = compared_variants(data).front();
+  argv.insert(argv.end(), {"--a", with_variant(session.good_commits.front(), variants.a), "--b",
+                           with_variant(session.bad_commit, variants.b)});
   for (auto& argument : samples_option(options)) argv.push_back(std::move(argument));
   return argv;
 }
@@ -83,8 +83,8 @@ std::vector<std::string> revert_check_argv(const ReportData& data) {
   for (const auto& spec : reverted_specs(session)) reverts += (reverts.empty() ? "" : ",") + spec;
   if (reverts.empty()) return {};  // not stored in the form kbisect writes it
   argv.insert(argv.end(), {"--revert", reverts});
-  if (auto variant = text_option(options, "a_variant"); !variant.empty()) {
-    argv.insert(argv.end(), {"--variant", variant});
+  for (const auto& variants : compared_variants(data)) {
+    if (!variants.a.empty()) argv.insert(argv.end(), {"--variant", variants.a});
   }
   for (auto& argument : samples_option(options)) argv.push_back(std::move(argument));
   return argv;

@@ -123,6 +123,28 @@ ReportData compare_report() {
   add_samples(data, C::B, {700, 710, 690}, "");  // another variant: not this session's B side
   add_samples(data, C::B, {900, 910, 905}, "nolock");
   data.subjects = {{C::G, "Linux 6.1"}, {C::B, "Merge branch 'block'"}};
+  // As compare stores it: three samples a side cannot reach alpha 0.01.
+  data.result = {{"metrics",
+                  {{{"metric", "read.iops"}, {"p", 0.1}, {"finding", "too few samples"}},
+                   {{"metric", "read.clat_ns.mean"}, {"p", 0.1}, {"finding", "too few samples"}}}}};
+  return data;
+}
+
+ReportData two_variant_revert_check_report() {
+  ReportData data = compare_report();
+  data.session.kind = SessionKind::kRevertCheck;
+  data.session.bad_ref = "v6.1 -abc123";
+  data.session.options_json =
+      R"({"a_variant": "lock", "b_variant": "lock",
+          "variants": [["lock", "lock"], ["nolock", "nolock"]], "samples": 3})";
+  data.samples.clear();
+  add_samples(data, C::G, {1000, 1020, 980}, "lock");
+  add_samples(data, C::B, {700, 710, 690}, "lock");
+  add_samples(data, C::G, {950, 960, 955}, "nolock");
+  add_samples(data, C::B, {900, 910, 905}, "nolock");
+  data.result = {{"pairs",
+                  {{{"metrics", {{{"metric", "read.iops"}, {"finding", "too few samples"}}}}},
+                   {{"metrics", {{{"metric", "read.iops"}, {"finding", "significant"}}}}}}}};
   return data;
 }
 

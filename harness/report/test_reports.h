@@ -25,6 +25,10 @@ ReportData finished_bisect_report();
 // A compare session of A = G and B = B, variant "nolock" on the B side.
 ReportData compare_report();
 
+// A revert-check of base G against B (G with commit abc123 reverted) in two variants, "lock"
+// and "nolock": read.iops drops 30% in the first, 5.2% in nolock.
+ReportData two_variant_revert_check_report();
+
 // A bisection that was just created: no samples, steps or result.
 ReportData empty_bisect_report();
 

@@ -23,7 +23,8 @@ void write_facts(Out out, const std::vector<Fact>& facts, const std::string& ind
 }
 
 // 0-day's table: before, its %stddev, %change, after, its %stddev, then the metric; the p-value
-// of the difference sits before the metric. A side column is as wide as its commit's name.
+// of the difference sits before the metric, and an A/B session's finding after it. A side
+// column is as wide as its commit's name.
 void write_comparison(Out out, const Comparison& comparison) {
   const std::string before = short_id(comparison.before.commit);
   const std::string after = short_id(comparison.after.commit);
@@ -44,7 +45,8 @@ void write_comparison(Out out, const Comparison& comparison) {
     const bool both = metric.both_measured();
     row(format_median(metric.before), format_stddev(metric.before),
         both ? format_change(metric.change) : "", format_median(metric.after),
-        format_stddev(metric.after), both ? format_p(metric.p) : "", metric.metric);
+        format_stddev(metric.after), both ? format_p(metric.p) : "",
+        metric.finding.empty() ? metric.metric : metric.metric + "  (" + metric.finding + ")");
   }
 }
 
@@ -107,7 +109,9 @@ std::string text_report(const ReportData& data) {
   write_facts(out, header_of(data), "");
   const auto comparisons = comparisons_of(data);
   for (size_t i = 0; i < comparisons.size(); ++i) {
-    fmt::format_to(out, "\n{}{}\n", comparisons[i].title, i == 0 ? "" : " (confirmation)");
+    // A bisection's first comparison is the headline; an A/B session's are one per variant.
+    const bool confirmation = data.session.kind == SessionKind::kBisect && i > 0;
+    fmt::format_to(out, "\n{}{}\n", comparisons[i].title, confirmation ? " (confirmation)" : "");
     write_comparison(out, comparisons[i]);
   }
   if (auto confirmation = confirmation_of(data); !confirmation.empty()) {

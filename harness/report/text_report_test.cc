@@ -90,7 +90,8 @@ TEST(TextReport, ACompareSessionComparesItsTwoSidesAndVariants) {
                               " (Merge branch 'block') variant nolock, given as 'HEAD@nolock'\n"));
   EXPECT_THAT(text, HasSubstr("compared with: " + C::G + " (Linux 6.1), given as 'v6.1'\n"));
   // B's samples of the other variant (700...) are not B's side.
-  EXPECT_THAT(text, HasSubstr("          1000      ±2%     -9.5%            905      ±1%"));
+  EXPECT_THAT(text, HasSubstr("          1000      ±2%     -9.5%            905      ±1%       "
+                              "0.1  read.iops  (too few samples)\n"));
   EXPECT_THAT(text, Not(HasSubstr("bisection path")));
   EXPECT_THAT(text, HasSubstr("compare -c /configs/ext4.yaml --a " + C::G + " --b " + C::B +
                               "@nolock --samples 3\n"));
@@ -107,6 +108,20 @@ TEST(TextReport, ARevertCheckNamesTheRevertedCommits) {
   EXPECT_THAT(text, HasSubstr("reverted vs base\n"));
   EXPECT_THAT(text, HasSubstr("revert-check -c /configs/ext4.yaml --base " + C::G +
                               " --revert abc123,def456 --variant nolock --samples 3\n"));
+}
+
+TEST(TextReport, ARevertCheckOfSeveralVariantsComparesEach) {
+  const ReportData data = two_variant_revert_check_report();
+  const std::string text = text_report(data);
+  EXPECT_THAT(text, HasSubstr("commit:      " + C::G + " (Linux 6.1), given as 'v6.1'\n"));
+  EXPECT_THAT(text, HasSubstr("variants:    lock, nolock\n"));
+  EXPECT_THAT(text, HasSubstr("\nreverted vs base, variant lock\n"));
+  EXPECT_THAT(text, HasSubstr("-30.0%            700      ±1%       0.1  read.iops  (too few "
+                              "samples)\n"));
+  EXPECT_THAT(text, HasSubstr("\nreverted vs base, variant nolock\n"));
+  EXPECT_THAT(text,
+              HasSubstr("-5.2%            905      ±1%       0.1  read.iops  (significant)\n"));
+  EXPECT_THAT(text, HasSubstr("--revert abc123 --variant lock --variant nolock --samples 3\n"));
 }
 
 TEST(TextReport, AnEmptySessionSaysSoAndStillReproduces) {
