@@ -144,6 +144,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
                                          result.boot_seconds - result.workload_seconds);
   events_.phase_end("vm", seconds_since(start), outcome_name(result.outcome));
 
+  run.host = result.host;
   run.accel = result.accel;
   run.outcome = result.outcome;
   run.boot_seconds = result.boot_seconds;
@@ -162,7 +163,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
     sample.build_id = image.build_id;
     sample.config_hash = config_hash_;
     sample.variant = run.variant;
-    sample.host = host_;
+    sample.host = run.host;
     sample.accel = result.accel;
     sample.boot_seconds = result.boot_seconds;
     sample.kdio_json = result.kdio_json;

@@ -309,6 +309,13 @@ int sweep_stale_domains(virConnectPtr connection) {
 LibvirtBackend::LibvirtBackend(const RunnerContext& context, std::string uri)
     : context_(context), uri_(std::move(uri)), connection_(open_libvirt(uri_)) {}
 
+// The host's own name: a remote URI may reach it by an alias or an address.
+std::string LibvirtBackend::host_name() {
+  Unique<char, ::free> name(virConnectGetHostname(connection_.get()));
+  if (!name) fail("libvirt cannot tell the name of the host at {}: {}", uri_, libvirt_error());
+  return name.get();
+}
+
 std::string LibvirtBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   AccelHost host;
   if (is_local_uri(uri_)) {

@@ -51,6 +51,7 @@ class LibvirtBackend : public VmBackend {
   LibvirtBackend(const RunnerContext& context, std::string uri);
   std::string name() const override { return "libvirt"; }
   std::string choose_accel(Accel wanted, const std::filesystem::path& kernel) override;
+  std::string host_name() override;
   VmEnding boot(const VmPlan& plan, const std::filesystem::path& console_log, PhaseClock& clock,
                 ConsoleWatch& watch) override;
   virConnectPtr connection() const { return connection_.get(); }

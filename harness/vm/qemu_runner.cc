@@ -117,6 +117,10 @@ int sweep_stale_qemu(const fs::path& workdir) {
   return killed;
 }
 
+std::string QemuBackend::host_name() {
+  return this_host_name();
+}
+
 std::string QemuBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   return resolve_accel(
       wanted, local_accel_host(), context_.workdir / "accel-cache.json",

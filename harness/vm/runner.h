@@ -49,6 +49,7 @@ struct RunResult {
   double boot_seconds = 0;      // VM start until guest init reported in
   double workload_seconds = 0;  // guest init report until results received
   std::string accel;            // "kvm" or "tcg" as actually used
+  std::string host;             // the machine the guest ran on (a remote libvirt host's name)
   std::filesystem::path console_log;
   // False when QEMU or libvirt could not start the VM (an infra-error of the host or the VM
   // set-up, not of the kernel under test).

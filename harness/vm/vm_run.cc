@@ -133,6 +133,7 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
                       guest_run_for(scenario, request.variant), initrd);
 
   RunResult result;
+  result.host = backend.host_name();
   result.image_seconds = std::chrono::duration<double>(Clock::now() - image_start).count();
   for (int attempt = 1; attempt <= 2; ++attempt) {
     VmPlan plan = plan_for(context, request, accel, initrd, context.events);

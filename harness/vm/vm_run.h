@@ -84,6 +84,8 @@ class VmBackend {
   virtual std::string name() const = 0;  // "qemu" or "libvirt"
   // The accel for `wanted` on the host this backend runs VMs on (probing kvm if needed).
   virtual std::string choose_accel(Accel wanted, const std::filesystem::path& kernel) = 0;
+  // The name of the machine the guests run on, as runs and samples record it.
+  virtual std::string host_name() = 0;
   virtual VmEnding boot(const VmPlan& plan, const std::filesystem::path& console_log,
                         PhaseClock& clock, ConsoleWatch& watch) = 0;
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/local_process.h"
 #include "common/process.h"
 #include "config/scenario.h"
 #include "vm/vm_run.h"
@@ -90,6 +91,7 @@ inline void expect_job_result(const RunResult& result) {
   EXPECT_GT(result.boot_seconds, 0);
   EXPECT_GT(result.workload_seconds, 0);
   EXPECT_TRUE(result.accel == "kvm" || result.accel == "tcg") << result.accel;
+  EXPECT_EQ(result.host, this_host_name());  // a remote URI's host is this one too, here
   std::cout << fmt::format("boot {:.1f} s, workload {:.1f} s under {} (mkfs, kdio job, result)\n",
                            result.boot_seconds, result.workload_seconds, result.accel);
 }
