@@ -59,7 +59,13 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
                    "adaptive, bayes: stop once the culprit has this probability (default 0.999, "
                    "bayes 0.95)")
       ->check(CLI::Range(0.5, 0.9999));
-  command->add_option("--paths", request.paths, "only commits touching these paths");
+  command->add_option("--paths", request.paths, "only commits touching these paths")
+      ->check(CLI::Validator(
+          [](const std::string& path) {
+            return is_utf8(path) ? std::string()
+                                 : "not UTF-8 text (a session keeps its paths as JSON)";
+          },
+          "UTF-8"));
   command->add_option("--variant", request.variant, "workload variant (default: none)");
   auto* fresh =
       command->add_flag("--fresh", request.fresh, "start a new session even if one answered this");

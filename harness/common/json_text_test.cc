@@ -12,5 +12,12 @@ TEST(JsonText, TextThatIsNotUtf8IsReplacedNotThrown) {
   EXPECT_EQ(json_text({1, 2}, 1), "[\n 1,\n 2\n]");
 }
 
+TEST(JsonText, Utf8IsToldFromOtherBytes) {
+  EXPECT_TRUE(is_utf8("fs/ext4"));
+  EXPECT_TRUE(is_utf8("drivers/caf\xc3\xa9"));
+  EXPECT_FALSE(is_utf8("fs/\xff"));
+  EXPECT_FALSE(is_utf8("drivers/caf\xc3"));  // a cut sequence
+}
+
 }  // namespace
 }  // namespace kbisect

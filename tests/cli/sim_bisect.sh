@@ -184,6 +184,13 @@ session=$(grep -o '"session":[0-9]*' <<<"$limited" | cut -d: -f2)
 git bisect replay "$work/limited.log" >"$work/limited.out" 2>&1 || fail "replay: $(cat "$work/limited.out")"
 grep -q "^$planted is the first bad commit" "$work/limited.out" || fail "limited replay: $(cat "$work/limited.out")"
 git bisect reset >/dev/null 2>&1
+# A path that is not UTF-8 cannot be kept as the session's question: refused before anything.
+status=0
+"$kbisect" --db "$work/bad-path.db" bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
+  --paths file --paths $'\xff' >"$work/bad-path.out" 2>&1 || status=$?
+[[ $status -ne 0 ]] || fail "a path that is not UTF-8 was accepted"
+grep -q -- "--paths: not UTF-8 text" "$work/bad-path.out" || fail "bad path: $(cat "$work/bad-path.out")"
+[[ ! -e "$work/bad-path.db" ]] || fail "a refused bisection created its database"
 # When the planted commit does not boot, only it and the bad commit above it remain: kbisect
 # says so and lists them with the skip's reason, and its log leaves git with the same two.
 sed -e 's|^name: sim-cli|name: sim-only-skipped|' -e 's|"change 20", outcome: build-failed|"change 27", outcome: boot-failed|' \
