@@ -6,10 +6,13 @@
 #include <cctype>
 #include <initializer_list>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <utility>
 
 #include "common/error.h"
+#include "common/file.h"
+#include "common/json_text.h"
 #include "config/units.h"
 #include "kdio/spelling.h"
 
@@ -715,6 +718,17 @@ std::string Parser::git_name(const Field& field, std::string_view what) const {
   return name;
 }
 
+// YAML is UTF-8, and a scenario's values end up in JSON (its hash, a session's options).
+void check_utf8(const fs::path& file, const std::string& text) {
+  if (is_utf8(text)) return;
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (!is_utf8(line))
+      fail("{}:{}: not UTF-8 text; save the config as UTF-8", file.string(), number);
+  }
+}
+
 }  // namespace
 
 Scenario load_scenario(const fs::path& file) {
@@ -722,11 +736,16 @@ Scenario load_scenario(const fs::path& file) {
   if (!fs::is_regular_file(file, ignored)) {
     fail("cannot read config {}: no such file; pass an existing YAML file with -c", file.string());
   }
+  std::string text;
+  try {
+    text = read_file(file);
+  } catch (const Error&) {
+    fail("cannot read config {}; check its permissions", file.string());
+  }
+  check_utf8(file, text);
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    fail("cannot read config {}; check its permissions", file.string());
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     fail("{}:{}:{}: {}", file.string(), e.mark.line + 1, e.mark.column + 1, e.msg);
   }

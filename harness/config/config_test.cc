@@ -501,6 +501,13 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
   }
 }
 
+// A value with a byte that is not UTF-8 would stop where the scenario becomes JSON (its hash).
+TEST_F(ConfigTest, TextThatIsNotUtf8IsRefusedAtItsLine) {
+  EXPECT_EQ(error_of(std::string(kMinimal) + "filesystem: {mount_options: \"a\xff\"}\n"),
+            "5: not UTF-8 text; save the config as UTF-8");
+  EXPECT_EQ(load(std::string(kMinimal) + "# caf\xc3\xa9\n").name, "demo");
+}
+
 TEST_F(ConfigTest, MissingFileSaysWhatToDo) {
   try {
     load_scenario(dir_ / "absent.yaml");
