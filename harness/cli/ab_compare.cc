@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/json_text.h"
+#include "config/config.h"
 #include "config/scenario_hash.h"
 #include "report/format.h"
 #include "store/metrics.h"
@@ -68,7 +69,7 @@ SessionRecord session_of(const Scenario& scenario, SessionKind kind,
   SessionRecord session;
   session.kind = kind;
   session.scenario = scenario.name;
-  session.config_path = std::filesystem::absolute(scenario.source_file).string();
+  session.config_path = stored_config_path(scenario);
   session.config_hash = scenario_hash(scenario);
   session.good_refs = {first.a.label};
   session.good_commits = {first.a.commit};

@@ -9,6 +9,7 @@
 #include "bisect/statistics.h"
 #include "common/error.h"
 #include "common/json_text.h"
+#include "config/config.h"
 #include "config/scenario_hash.h"
 #include "git/candidates.h"
 #include "git/revert.h"
@@ -92,7 +93,7 @@ SessionRecord new_session(CommandContext& context, const BisectRequest& request,
   SessionRecord session;
   session.kind = SessionKind::kBisect;
   session.scenario = scenario.name;
-  session.config_path = std::filesystem::absolute(scenario.source_file).string();
+  session.config_path = stored_config_path(scenario);
   session.config_hash = scenario_hash(scenario);
   session.good_refs = request.goods;
   session.good_commits = candidates.goods;

@@ -19,6 +19,7 @@
 #include "cli/context.h"
 #include "common/error.h"
 #include "common/json_text.h"
+#include "config/config.h"
 #include "config/scenario_hash.h"
 #include "git/fetch.h"
 #include "store/metrics.h"
@@ -112,7 +113,7 @@ SessionRecord nightly_session(const Scenario& scenario, const std::string& tip_r
   SessionRecord session;
   session.kind = SessionKind::kNightly;
   session.scenario = scenario.name;
-  session.config_path = std::filesystem::absolute(scenario.source_file).string();
+  session.config_path = stored_config_path(scenario);
   session.config_hash = scenario_hash(scenario);
   session.good_refs = {baseline.ref};
   session.good_commits = {baseline.commit};

@@ -731,6 +731,10 @@ void check_utf8(const fs::path& file, const std::string& text) {
 
 }  // namespace
 
+std::string stored_config_path(const Scenario& scenario) {
+  return fs::absolute(scenario.source_file).lexically_normal().string();
+}
+
 Scenario load_scenario(const fs::path& file) {
   std::error_code ignored;
   if (!fs::is_regular_file(file, ignored)) {

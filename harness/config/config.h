@@ -14,4 +14,8 @@ namespace kbisect {
 // files the scenario reads (kernel config fragments, a base .config, job files) must exist.
 Scenario load_scenario(const std::filesystem::path& file);
 
+// The scenario's file as a session keeps it: absolute and without ./ or ../, so the report's
+// commands work from anywhere.
+std::string stored_config_path(const Scenario& scenario);
+
 }  // namespace kbisect

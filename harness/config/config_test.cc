@@ -59,6 +59,8 @@ TEST_F(ConfigTest, MinimalConfigGetsTheDefaults) {
   Scenario s = load(kMinimal);
   Scenario defaults;
   EXPECT_EQ(s.source_file, dir_ / "c.yaml");
+  s.source_file = dir_ / "sub" / ".." / "." / "c.yaml";
+  EXPECT_EQ(stored_config_path(s), (dir_ / "c.yaml").string());
   EXPECT_EQ(s.name, "demo");
   EXPECT_EQ(s.kernel.repo, dir_ / "linux");
   EXPECT_EQ(s.kernel.base_config, "tinyconfig");
