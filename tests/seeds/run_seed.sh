@@ -72,6 +72,14 @@ seed001)
   iops=$(query "select json_extract(kdio_json, '\$.jobs[0].read.iops') from samples
                 where variant = 'short,BS=1m' and commit_id = '$bad'")
   expect "$(printf '%6.0f' "$iops"), "
+  # The report compares the sides per variant and repeats both in its command.
+  ks report last >"$out/$seed.report"
+  for variant in short,BS=4k short,BS=1m; do
+    grep -qx "reverted vs base, variant $variant" "$out/$seed.report" ||
+      fail "the report has no comparison of $variant: $(cat "$out/$seed.report")"
+  done
+  grep -q -- "--variant short,BS=4k --variant short,BS=1m --samples 1$" "$out/$seed.report" ||
+    fail "the report's command lacks a variant: $(cat "$out/$seed.report")"
   ;;
 seed002)
   ks compare -c "$config" --a "$g@ext4-short" --b "$g@xfs-short" --samples 1 | tee "$out/$seed.out"
