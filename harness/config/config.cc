@@ -724,8 +724,9 @@ void check_utf8(const fs::path& file, const std::string& text) {
   std::istringstream lines(text);
   std::string line;
   for (int number = 1; std::getline(lines, line); ++number) {
-    if (!is_utf8(line))
+    if (!is_utf8(line)) {
       fail("{}:{}: not UTF-8 text; save the config as UTF-8", file.string(), number);
+    }
   }
 }
 

@@ -10,8 +10,9 @@ namespace {
 nlohmann::json stored_rows(const nlohmann::json& result, size_t index) {
   if (!result.is_object()) return nullptr;
   if (auto pairs = result.find("pairs"); pairs != result.end()) {
-    if (!pairs->is_array() || index >= pairs->size() || !(*pairs)[index].is_object())
+    if (!pairs->is_array() || index >= pairs->size() || !(*pairs)[index].is_object()) {
       return nullptr;
+    }
     return (*pairs)[index].value("metrics", nlohmann::json());
   }
   return index == 0 ? result.value("metrics", nlohmann::json()) : nullptr;
