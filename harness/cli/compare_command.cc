@@ -48,10 +48,17 @@ int revert_check(const GlobalOptions& globals, const CompareOptions& options) {
   for (const auto& spec : options.reverts) commits.push_back(repo.resolve(spec));
   std::string label = options.base;
   for (const auto& spec : options.reverts) label += " -" + spec;
-  const std::string reverted = revert_commits(repo, base, commits).commit_id;
+  const RevertResult reverted = revert_commits(repo, base, commits);
+  for (const std::string& commit : reverted.not_in_base) {
+    context.events.note(
+        "warning",
+        fmt::format("{} (\"{}\") is not in the history of base {}: its revert "
+                    "undoes a change the base may not have; check the base",
+                    commit.substr(0, 12), repo.commit_info(commit).subject, options.base));
+  }
   std::vector<AbPair> pairs;
   for (const Variant* variant : select_variants(context.scenario, options.variants)) {
-    pairs.push_back({{options.base, base, variant}, {label, reverted, variant}});
+    pairs.push_back({{options.base, base, variant}, {label, reverted.commit_id, variant}});
   }
   int samples = options.samples > 0 ? options.samples : context.scenario.samples;
   return compare_sides(context, measurer, SessionKind::kRevertCheck, pairs, samples);

@@ -36,11 +36,14 @@ GitIndexPtr revert_in_memory(const Repository& repo, git_commit* commit, git_com
 RevertResult revert_commits(const Repository& repo, std::string_view base,
                             const std::vector<std::string>& commits) {
   if (commits.empty()) fail("no commit to revert; give at least one commit id");
-  GitCommitPtr onto = repo.lookup_commit(repo.resolve(base));
+  const std::string base_id = repo.resolve(base);
+  GitCommitPtr onto = repo.lookup_commit(base_id);
   GitSignaturePtr who = kbisect_signature(git_commit_committer(onto.get())->when.time);
   RevertResult result;
   for (const std::string& spec : commits) {
-    GitCommitPtr commit = repo.lookup_commit(repo.resolve(spec));
+    const std::string id = repo.resolve(spec);
+    if (id != base_id && !repo.is_ancestor(id, base_id)) result.not_in_base.push_back(id);
+    GitCommitPtr commit = repo.lookup_commit(id);
     GitIndexPtr index = revert_in_memory(repo, commit.get(), onto.get());
     git_oid tree_id;
     check_git(git_index_write_tree_to(&tree_id, index.get(), repo.get()),
@@ -58,7 +61,8 @@ RevertResult revert_commits(const Repository& repo, std::string_view base,
                                 message.c_str(), tree.get(), 1, parents),
               "cannot write the revert commit", "check free disk space in the repository");
     onto = repo.lookup_commit(oid_hex(commit_id));
-    result = {oid_hex(commit_id), oid_hex(tree_id)};
+    result.commit_id = oid_hex(commit_id);
+    result.tree_id = oid_hex(tree_id);
   }
   return result;
 }

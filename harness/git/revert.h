@@ -14,6 +14,9 @@ namespace kbisect {
 struct RevertResult {
   std::string commit_id;  // the last revert commit; its first-parent chain leads back to base
   std::string tree_id;
+  // Reverted commits that are not in base's history: reverted all the same (a backport's
+  // upstream original reverts cleanly), but more often a wrong base or id.
+  std::vector<std::string> not_in_base;
 };
 
 // Reverts `commits` in the given order on top of `base`, one commit "Revert "<subject>"" per

@@ -58,6 +58,17 @@ TEST_F(RevertTest, CleanRevertsGiveGitsTreeAndRealCommits) {
   repo_.git({"fsck", "--strict"});
 }
 
+// A commit base does not contain is reverted when it applies (a backport's upstream
+// original), and named so the command can say so.
+TEST_F(RevertTest, CommitsOutsideTheBasesHistoryAreNamed) {
+  Repository repo = Repository::open(repo_.dir());
+  EXPECT_EQ(revert_commits(repo, change2_, {change1_}).not_in_base, std::vector<std::string>());
+  EXPECT_EQ(revert_commits(repo, change2_, {change2_}).not_in_base, std::vector<std::string>());
+  RevertResult result = revert_commits(repo, change2_, {change1_, head_});
+  EXPECT_EQ(result.not_in_base, std::vector<std::string>{head_});
+  EXPECT_EQ(result.tree_id, git_revert_tree(change2_, {change1_, head_}));
+}
+
 TEST_F(RevertTest, SeveralRevertsInOrder) {
   Repository repo = Repository::open(repo_.dir());
   RevertResult result = revert_commits(repo, "main", {head_, overwrite_, change2_});
