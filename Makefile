@@ -50,7 +50,7 @@ test-asan: deps
 
 # What reads untrusted input (the guest's console frames and what they say, fio job files,
 # scenario configs) under AddressSanitizer + UndefinedBehaviorSanitizer: their unit tests and
-# the fuzz targets' corpora. Part of `make test`; about 4 minutes cold on 2 cores.
+# the fuzz targets' corpora. Part of `make test`; about 2.5 minutes cold on 2 cores.
 ASAN_INPUT_TESTS = harness/vm/vm_console_frame_test harness/vm/vm_classify_test \
 	workloads/kdio/kdio_parser_test harness/config/config_test
 test-asan-input: deps

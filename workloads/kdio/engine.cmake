@@ -1,5 +1,5 @@
 # kdio's measuring and output half: histogram, stats, engines, workers, reports, main.
-target_sources(kdio_core PRIVATE
+add_library(kdio_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/block_order.cc
   ${CMAKE_CURRENT_LIST_DIR}/cgroup.cc
   ${CMAKE_CURRENT_LIST_DIR}/engine.cc
@@ -20,7 +20,7 @@ target_sources(kdio_core PRIVATE
 find_library(KDIO_LIBAIO_A NAMES libaio.a REQUIRED)
 find_library(KDIO_LIBURING_A NAMES liburing.a REQUIRED)
 find_package(Threads REQUIRED)
-target_link_libraries(kdio_core PUBLIC nlohmann_json::nlohmann_json ${KDIO_LIBURING_A}
+target_link_libraries(kdio_core PUBLIC kdio_parser nlohmann_json::nlohmann_json ${KDIO_LIBURING_A}
                       ${KDIO_LIBAIO_A} Threads::Threads)
 
 kbisect_unit_test(kdio_stats_test
