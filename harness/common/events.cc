@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/json_text.h"
+
 namespace kbisect {
 
 Events::Mode Events::choose_mode(bool json, bool quiet) {

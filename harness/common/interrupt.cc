@@ -23,8 +23,8 @@ void on_signal(int signal_number) {
 }  // namespace
 
 Interrupted::Interrupted(int signal_number)
-    : Error(fmt::format("interrupted by {}; everything started was stopped",
-                        ::strsignal(signal_number))),
+    : Error(fmt::format("interrupted by SIG{}; everything started was stopped",
+                        ::sigabbrev_np(signal_number))),
       signal_number_(signal_number) {}
 
 void install_interrupt_handlers() {
