@@ -38,6 +38,9 @@ void install_interrupt_handlers() {
     sigemptyset(&action.sa_mask);
     ::sigaction(SIGINT, &action, nullptr);
     ::sigaction(SIGTERM, &action, nullptr);
+    // The terminal closing (an ssh session dropped) must clean up too: by default SIGHUP
+    // ends kbisect at once and leaves its make or QEMU running.
+    ::sigaction(SIGHUP, &action, nullptr);
   });
 }
 

@@ -1,4 +1,4 @@
-// Ctrl-C and SIGTERM handling. The handlers only record the signal; long-running loops
+// Ctrl-C, SIGTERM and SIGHUP handling. The handlers only record the signal; long-running loops
 // (child processes, VM waits) poll interrupt_fd() and clean up what they own before
 // throwing Interrupted, so nothing is left behind.
 #pragma once
@@ -16,7 +16,7 @@ class Interrupted : public Error {
   int signal_number_;
 };
 
-// Installs SIGINT and SIGTERM handlers. Safe to call more than once.
+// Installs SIGINT, SIGTERM and SIGHUP handlers. Safe to call more than once.
 void install_interrupt_handlers();
 
 // The signal received so far, or 0.

@@ -38,7 +38,7 @@ struct ProcessResult {
 };
 
 // Runs argv[0] (looked up in PATH unless it contains a slash). Throws Error when the program
-// cannot be started and Interrupted (after killing the process group) on SIGINT/SIGTERM.
+// cannot be started and Interrupted (after killing the process group) on SIGINT/SIGTERM/SIGHUP.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
 // run_process that throws Error with the output tail unless the program exits with 0.

@@ -41,9 +41,12 @@ TEST(Process, DeadlineKillsTheWholeProcessGroup) {
   EXPECT_FALSE(result.ok());
 }
 
-// Ctrl-C while a build runs: the child's whole group is killed (a make's compilers too) and
-// the caller gets Interrupted. Run in a child process, which the signal is for.
-TEST(Process, InterruptKillsTheWholeProcessGroup) {
+// Ctrl-C, SIGTERM or the terminal closing while a build runs: the child's whole group is
+// killed (a make's compilers too) and the caller gets Interrupted. Run in a child process,
+// which the signal is for.
+class ProcessSignalTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(ProcessSignalTest, SignalKillsTheWholeProcessGroup) {
   // Sleeps only this test starts, found by their unusual length.
   const std::string seconds = std::to_string(100000 + ::getpid());
   auto sleeps = [&] {
@@ -54,7 +57,7 @@ TEST(Process, InterruptKillsTheWholeProcessGroup) {
     run_process({"sh", "-c", fmt::format("sleep {0} & sleep {0}", seconds)});
   });
   for (int i = 0; i < 100 && sleeps() < 2; ++i) ::usleep(50000);
-  ::kill(child, SIGINT);
+  ::kill(child, GetParam());
   int status = 0;
   for (int i = 0; i < 400 && ::waitpid(child, &status, WNOHANG) == 0; ++i) ::usleep(50000);
   if (::waitpid(child, &status, WNOHANG) == 0) {
@@ -66,6 +69,9 @@ TEST(Process, InterruptKillsTheWholeProcessGroup) {
   for (int i = 0; i < 100 && sleeps() > 0; ++i) ::usleep(50000);
   EXPECT_EQ(sleeps(), 0) << "a process of the interrupted group was left";
 }
+
+INSTANTIATE_TEST_SUITE_P(SigintSigtermSighup, ProcessSignalTest,
+                         ::testing::Values(SIGINT, SIGTERM, SIGHUP));
 
 TEST(Process, TailIsBoundedAndLinesAreDelivered) {
   ProcessOptions options;

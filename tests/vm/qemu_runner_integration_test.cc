@@ -87,7 +87,8 @@ TEST_F(QemuRunnerTest, StaleQemuOfADeadRunIsSwept) {
   EXPECT_FALSE(fs::exists(dir_ / "vms" / (name + ".pid")));
 }
 
-// Ctrl-C or SIGTERM to kbisect while a guest runs: QEMU's process group is killed.
+// Ctrl-C, SIGTERM or SIGHUP (the terminal closed) to kbisect while a guest runs: QEMU's
+// process group is killed.
 class QemuSignalTest : public QemuRunnerTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(QemuSignalTest, SignalMidRunLeavesNoQemu) {
@@ -110,7 +111,8 @@ TEST_P(QemuSignalTest, SignalMidRunLeavesNoQemu) {
   EXPECT_EQ(qemu_processes_of(child), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(SigintAndSigterm, QemuSignalTest, ::testing::Values(SIGINT, SIGTERM));
+INSTANTIATE_TEST_SUITE_P(SigintSigtermSighup, QemuSignalTest,
+                         ::testing::Values(SIGINT, SIGTERM, SIGHUP));
 
 }  // namespace
 }  // namespace kbisect::testing
