@@ -1,7 +1,10 @@
 // kbisect: find the Linux kernel commit behind an I/O performance regression.
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "cli/commands.h"
+#include "cli/git_bisect_run.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 
@@ -13,6 +16,15 @@ void add_global_options(CLI::App& app, kbisect::GlobalOptions& globals) {
                  "where source trees, builds and VM files go (default: from the config)");
   app.add_flag("--quiet", globals.quiet, "no progress output");
   app.add_flag("--json", globals.json, "JSON-lines events on stdout");
+}
+
+// CLI11's own codes (105-109) mean nothing to a caller; the commands' tables say 1 is an
+// error. Under `git bisect run` 1 would mark the commit bad: a mistyped option aborts instead.
+int usage_error_exit(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--git-bisect-run") return kbisect::kGitBisectAbort;
+  }
+  return 1;
 }
 
 }  // namespace
@@ -37,7 +49,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    return app.exit(error) == 0 ? 0 : usage_error_exit(argc, argv);
   }
 
   kbisect::install_interrupt_handlers();

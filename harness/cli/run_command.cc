@@ -161,6 +161,9 @@ void add_run_command(CLI::App& app, const GlobalOptions& globals, CommandAction&
       } catch (const Error& error) {
         fmt::print(stderr, "kbisect: error: {}\n", error.what());
         return kGitBisectAbort;
+      } catch (const std::exception& error) {
+        fmt::print(stderr, "kbisect: internal error: {}; please report it\n", error.what());
+        return kGitBisectAbort;
       }
     };
   });

@@ -11,7 +11,8 @@
 # refutes hands the search back, a good commit that bad does not descend from has its merge
 # base tested first, host drift is reported and not taken for a regression, a scenario that
 # cannot run stores no session (nor builds for a device it cannot pass through), a failed
-# comparison ends aborted, and --git-bisect-run's error path aborts with 128.
+# comparison ends aborted, --git-bisect-run's error path (a mistyped option too) aborts with
+# 128, and a usage error elsewhere exits 1.
 #   sim_bisect.sh KBISECT WORK_DIR
 set -euo pipefail
 kbisect=$1 work=$2
@@ -359,4 +360,16 @@ status=$?
 set -e
 [[ $status -eq 128 ]] && grep -q "no git bisect in progress in $work/repo" "$work/run.err" ||
   fail "--git-bisect-run outside a bisect: exit $status: $(cat "$work/run.err")"
+# A mistyped option: git bisect run would take CLI11's own exit codes (105-109) for bad.
+set +e
+"$kbisect" --db "$db" run -c "$work/sim.yaml" --commit "$bad" --git-bisect-run --sample 5 \
+  2>"$work/run.err"
+status=$?
+"$kbisect" --db "$db" bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" --no-such-option \
+  2>"$work/bisect.err"
+bisect_status=$?
+set -e
+[[ $status -eq 128 ]] || fail "--git-bisect-run with a mistyped option: exit $status, want 128"
+[[ $bisect_status -eq 1 ]] && grep -q "no-such-option" "$work/bisect.err" ||
+  fail "a usage error: exit $bisect_status, want 1: $(cat "$work/bisect.err")"
 echo "PASS"
