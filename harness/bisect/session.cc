@@ -339,6 +339,7 @@ class Session {
     commits.insert(commits.end(), parents.begin(), parents.end());
     bool parents_worse = false;
     std::string parent_check;
+    std::vector<std::string> not_worse_than;
     // The parent the culprit is least clearly worse than decides whether to go on.
     auto least_clear_parent_check = [&] {
       std::optional<EndpointCheck> least;
@@ -358,13 +359,16 @@ class Session {
       for (const auto& parent : parents) {
         EndpointCheck check = confirm_check(parent, culprit, true);
         parents_worse = parents_worse && check.kind == VerdictKind::kBad;
+        if (check.kind != VerdictKind::kBad) not_worse_than.push_back(parent);
         parent_check +=
             fmt::format("{}{} parent {}: {}, p = {:.3g}", parent_check.empty() ? "" : "; ",
                         check.kind == VerdictKind::kBad ? "worse than" : "not worse than",
                         parent.substr(0, 12), change_text(check), check.p_value);
       }
     }
-    if (measured && !parents_worse && may_reopen()) {
+    const auto outside = std::find_if(not_worse_than.begin(), not_worse_than.end(),
+                                      [&](const auto& parent) { return outside_paths(parent); });
+    if (measured && !parents_worse && outside == not_worse_than.end() && may_reopen()) {
       if (std::optional<SessionResult> none = recheck_endpoints({culprit, parent_check})) {
         return none;
       }
@@ -383,7 +387,22 @@ class Session {
     result.parents = parents;
     result.revert_commit = revert.measured;
     result.confirmed = parents_worse && !revert.contradicts;
+    if (outside != not_worse_than.end()) {
+      result.message = fmt::format(
+          "{} is the first commit touching the paths that is worse than good, but it is no "
+          "worse than its parent {}, which touches none of them: the regression came from "
+          "outside the paths; bisect again without them",
+          culprit.substr(0, 12), outside->substr(0, 12));
+    }
     return result;
+  }
+
+  // With path limiting the search names the first bad commit that touches the paths, as git
+  // does. One no worse than a parent that touches none of them only carries a regression from
+  // outside the paths, and a search among the paths' commits again cannot find it.
+  bool outside_paths(const std::string& commit) const {
+    auto found = index_.find(commit);
+    return found != index_.end() && !input_.graph->nodes[found->second].touches_paths;
   }
 
   struct RevertCheck {

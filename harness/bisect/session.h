@@ -115,9 +115,11 @@ struct SessionResult {
   bool confirmed = false;
   std::vector<std::string> skipped;     // commits that could not be measured
   std::vector<std::string> candidates;  // only-skipped: the culprit is one of these
-  std::string message;                  // why, for no-regression and aborted
-  std::string parent_check;             // e.g. "worse than parent abc123: -9.8%, p = 0.0001"
-  std::string revert_check;             // "fixes the regression", "does not fix", "skipped: ..."
+  // Why, for no-regression and aborted; for found, a culprit that carries a regression from
+  // outside --paths.
+  std::string message;
+  std::string parent_check;  // e.g. "worse than parent abc123: -9.8%, p = 0.0001"
+  std::string revert_check;  // "fixes the regression", "does not fix", "skipped: ..."
   // What the confirmation measured by name: the culprit's parents and the culprit reverted on
   // bad ("" when the revert check was skipped before measuring). Their samples are journaled
   // under the commit whose image each shares, which may be another.

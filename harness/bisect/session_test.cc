@@ -309,6 +309,26 @@ TEST(Session, OnlyOneRefutedCulpritHandsTheSearchBack) {
   EXPECT_EQ(reopens, 1);
 }
 
+// With path limiting the culprit is the first bad commit that touches the paths. One that only
+// carries a regression from its parent outside them is reported so, not handed back to a search
+// among the paths' commits, which cannot find that parent (it named a commit it measured good).
+TEST(Session, ARegressionFromOutsideThePathsIsSaidSo) {
+  CommitGraph graph = linear_graph(16);
+  graph.nodes[9].touches_paths = false;
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.85, 0.02));
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kFound);
+  EXPECT_EQ(result.culprit, fake_id(8));
+  EXPECT_FALSE(result.confirmed);
+  EXPECT_TRUE(result.refuted.empty());
+  EXPECT_THAT(result.message,
+              ::testing::HasSubstr("no worse than its parent " + fake_id(9).substr(0, 12) +
+                                   ", which touches none of them"));
+}
+
 TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
   CommitGraph graph = linear_graph(8);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 3, 0.8, 0.01));

@@ -257,6 +257,9 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   input.metric = scenario.metrics.front();
   input.spec = scenario.bisect;
   input.merge_bases = candidates.untested_merge_bases;
+  input.parents_of = [&repo](const std::string& commit) {
+    return repo.commit_info(commit).parents;
+  };
   SessionResult result;
   try {
     run.timings = search(context, repo, asked, setup, run.session, input, result);
@@ -330,6 +333,7 @@ void print_bisect_summary(const BisectRun& run, CommandContext& context, const R
     for (const auto& refuted : result.value("refuted", nlohmann::json::array())) {
       fmt::print("refuted before: {}\n", refuted_text(refuted));
     }
+    if (!result.value("message", "").empty()) fmt::print("{}\n", result.value("message", ""));
   } else if (!result.value("message", "").empty()) {
     fmt::print("{}\n", result.value("message", ""));
   }

@@ -6,7 +6,8 @@
 # at once on one database answer as they do alone, a second call answers from the database,
 # an interrupted session resumed with --resume alone answers as it would have, `kbisect log`
 # (with --paths too) is accepted by `git bisect replay` and leads git to the same first bad
-# commit (and, when only skipped commits are left, to the same ones), `kbisect query` reads
+# commit (and, when only skipped commits are left, to the same ones), the culprit is checked
+# against its own parent (a second good commit), `kbisect query` reads
 # the session and refuses writes, a culprit the confirmation
 # refutes hands the search back, a good commit that bad does not descend from has its merge
 # base tested first, host drift is reported and not taken for a regression, a scenario that
@@ -185,6 +186,14 @@ session=$(grep -o '"session":[0-9]*' <<<"$limited" | cut -d: -f2)
 git bisect replay "$work/limited.log" >"$work/limited.out" 2>&1 || fail "replay: $(cat "$work/limited.out")"
 grep -q "^$planted is the first bad commit" "$work/limited.out" || fail "limited replay: $(cat "$work/limited.out")"
 git bisect reset >/dev/null 2>&1
+# The culprit is checked against its own parent, also where that is a second good commit
+# outside the candidates, not against the first good one.
+parent=$(git rev-parse "$planted^")
+grep -v "outcomes:" "$work/sim.yaml" >"$work/two-goods.yaml"  # change 20 is no candidate
+two_goods=$("$kbisect" --db "$work/two-goods.db" --json bisect -c "$work/two-goods.yaml" --good "$good" \
+  --good "$parent" --bad "$bad" | tail -n 1)
+grep -q "\"culprit\":\"$planted\"" <<<"$two_goods" || fail "two goods: culprit: $two_goods"
+grep -q "\"parents\":\[\"$parent\"\]" <<<"$two_goods" || fail "two goods: parents: $two_goods"
 # A path that is not UTF-8 cannot be kept as the session's question: refused before anything.
 status=0
 "$kbisect" --db "$work/bad-path.db" bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
