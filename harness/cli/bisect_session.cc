@@ -1,6 +1,7 @@
 #include "cli/bisect_session.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 
@@ -23,12 +24,48 @@
 namespace kbisect {
 namespace {
 
+// How the scenario judges samples: the session's journal keeps the values of its metric, and
+// its verdicts were made at its settings, so another metric, direction or setting asks
+// another question, and its samples must not mix with the session's.
+nlohmann::json judging(const Scenario& scenario) {
+  const MetricSpec& metric = scenario.metrics.front();
+  const BisectSpec& spec = scenario.bisect;
+  return {{"metric", metric_key(metric)},
+          {"better", metric.better == Better::kHigher ? "higher" : "lower"},
+          {"min_samples", spec.min_samples},
+          {"max_samples", spec.max_samples},
+          {"alpha", spec.alpha},
+          {"min_effect", spec.min_effect},
+          {"boot_failure_is_bad", spec.boot_failure_is_bad}};
+}
+
 // What a session asks besides its scenario and endpoints, as stored in its options: a request
 // that differs in any of these asks another question (a variant measures another workload).
-nlohmann::json question_options(const BisectRequest& request) {
+nlohmann::json question_options(const BisectRequest& request, const Scenario& scenario) {
   return {{"confidence", request.confidence ? nlohmann::json(*request.confidence) : nullptr},
           {"paths", request.paths},
-          {"variant", request.variant}};
+          {"variant", request.variant},
+          {"judged_by", judging(scenario)}};
+}
+
+// A resumed session's journal holds values of its metric and verdicts made at its settings.
+// Sessions from before these were stored say nothing, and resume as they are.
+void check_same_judging(const SessionRecord& session, const Scenario& scenario) {
+  const auto stored =
+      nlohmann::json::parse(session.options_json).value("judged_by", nlohmann::json());
+  const nlohmann::json now = judging(scenario);
+  if (stored.is_null() || stored == now) return;
+  std::vector<std::string> changes;
+  for (const auto& [key, value] : now.items()) {
+    if (stored.value(key, nlohmann::json()) != value) {
+      changes.push_back(fmt::format(
+          "{} {} (now {})", key, json_text(stored.value(key, nlohmann::json())), json_text(value)));
+    }
+  }
+  fail(
+      "session {} was started judging by {}; resume it with the config it was started with "
+      "({}), or start a new session",
+      session.id, fmt::join(changes, ", "), session.config_path);
 }
 
 SessionRecord resumed_session(Store& store, int64_t id) {
@@ -43,10 +80,11 @@ SessionRecord resumed_session(Store& store, int64_t id) {
 // An earlier session that asked the same question (same scenario, endpoints, strategy and
 // options), unless --fresh. None: start a new one.
 std::optional<SessionRecord> earlier_session(Store& store, const BisectRequest& request,
-                                             const std::string& config_hash,
+                                             const Scenario& scenario,
                                              const Candidates& candidates) {
   if (request.fresh) return std::nullopt;
-  const nlohmann::json options = question_options(request);
+  const std::string config_hash = scenario_hash(scenario);
+  const nlohmann::json options = question_options(request, scenario);
   for (auto& session : store.sessions()) {
     if (session.kind == SessionKind::kBisect && session.config_hash == config_hash &&
         session.bad_commit == candidates.bad && session.good_commits == candidates.goods &&
@@ -100,7 +138,7 @@ SessionRecord new_session(CommandContext& context, const BisectRequest& request,
   session.bad_ref = request.bad;
   session.bad_commit = candidates.bad;
   session.strategy = request.strategy;
-  session.options_json = question_options(request).dump();
+  session.options_json = question_options(request, scenario).dump();
   session.id = context.store.create_session(session);
   std::vector<std::string> ids;
   for (const auto& node : candidates.graph.nodes) ids.push_back(node.id);
@@ -218,13 +256,14 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
           earlier->id, scenario.source_file.string(), earlier->config_hash.substr(0, 12),
           config_hash.substr(0, 12), earlier->config_path);
     }
+    check_same_judging(*earlier, scenario);
   }
   if (asked.bad.empty() || asked.goods.empty()) {
     fail("give --good REF and --bad REF, or --resume N");
   }
   Candidates candidates = find_candidates(repo, {asked.bad, asked.goods, asked.paths});
   MeasureSetup setup = measure_setup(scenario, asked, candidates);
-  if (!earlier) earlier = earlier_session(store, asked, config_hash, candidates);
+  if (!earlier) earlier = earlier_session(store, asked, scenario, candidates);
 
   if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
   BisectRun run;

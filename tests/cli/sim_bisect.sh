@@ -123,7 +123,8 @@ again=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" -
 # --resume N goes on asking what session N was started with: a bayes session interrupted
 # mid-search (Ctrl-C) says how to continue it, and resumed with --resume alone answers as it
 # does uninterrupted. On a resume the question cannot change, and a bisection that asks
-# another (here another confidence) is a session of its own, not the stored answer.
+# another (here another confidence, metric or alpha) is a session of its own, not the stored
+# answer.
 asked=(bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" --strategy bayes --confidence 0.9)
 whole=$("$kbisect" --db "$work/whole.db" --json "${asked[@]}" | tail -n 1)
 for attempt in $(seq 1 50); do
@@ -157,6 +158,19 @@ if "$kbisect" --db "$work/resumed.db" bisect -c "$work/other-noise.yaml" --resum
 fi
 grep -q "session 1 was started with another scenario than $work/other-noise.yaml" \
   "$work/resume.err" || fail "resume: $(cat "$work/resume.err")"
+# The session's journal holds values of its metric, judged at its settings: another metric or
+# alpha neither resumes it nor gets its stored answer.
+sed -e 's/name: read.iops, better: higher/name: write.iops, better: lower/' \
+  -e 's/^sim:/bisect: {alpha: 0.05}\nsim:/' "$work/sim.yaml" >"$work/other-judging.yaml"
+if "$kbisect" --db "$work/resumed.db" bisect -c "$work/other-judging.yaml" --resume 1 \
+  2>"$work/resume.err"; then
+  fail "resume: went on judging by another metric"
+fi
+grep -q 'session 1 was started judging by alpha 0.01 (now 0.05), better "higher" (now "lower"), metric "read.iops" (now "write.iops")' \
+  "$work/resume.err" || fail "resume: $(cat "$work/resume.err")"
+judged=$("$kbisect" --db "$db" --json bisect -c "$work/other-judging.yaml" --good "$good" \
+  --bad "$bad" | tail -n 1)
+grep -q '"session":1,' <<<"$judged" && fail "another metric answered from session 1: $judged"
 other=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
   --confidence 0.99 | tail -n 1)
 grep -q '"session":1,' <<<"$other" && fail "another confidence answered from session 1: $other"
