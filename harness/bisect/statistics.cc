@@ -392,8 +392,16 @@ double kernel_shift(std::span<const double> x, std::span<const double> y, double
 
 double relative_change(std::span<const double> before, std::span<const double> after) {
   double base = median(before);
-  if (base == 0) fail("cannot compute a relative change against a median of 0");
+  if (base == 0) {
+    fail(
+        "the metric's median at good is 0, so its relative change is undefined; choose a metric "
+        "that good reports above 0 (write.iops of a job that only reads is 0)");
+  }
   return (median(after) - base) / base;
+}
+
+double relative_change_or_nan(std::span<const double> before, std::span<const double> after) {
+  return median(before) == 0 ? std::nan("") : relative_change(before, after);
 }
 
 }  // namespace kbisect

@@ -95,7 +95,11 @@ Shift hodges_lehmann(std::span<const double> x, std::span<const double> y,
 // multimodal noise even when the two samples hold the modes in different proportions.
 double kernel_shift(std::span<const double> x, std::span<const double> y, double bandwidth);
 
-// (median(after) - median(before)) / median(before).
+// (median(after) - median(before)) / median(before). Throws Error when median(before) is 0.
 double relative_change(std::span<const double> before, std::span<const double> after);
+
+// The same for a table of every metric: NaN (printed "n/a") where median(before) is 0, as
+// write.iops is for a job that only reads.
+double relative_change_or_nan(std::span<const double> before, std::span<const double> after);
 
 }  // namespace kbisect

@@ -2,6 +2,7 @@
 // kstwobign, median_abs_deviation, iqr; numpy for the Hodges-Lehmann differences).
 #include "bisect/statistics.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,17 @@ namespace {
 
 const std::vector<double> kX{19.1, 21.5, 18.3, 22.7, 20.2, 17.9};
 const std::vector<double> kY{24.3, 23.1, 25.8, 22.9, 26.4, 21.8, 27.0};
+
+// write.iops of a job that only reads: no relative change from its median of 0. A bisection
+// cannot judge by it and says what to do; a table of every metric prints "n/a".
+TEST(Statistics, ARelativeChangeFromAMedianOfZero) {
+  const std::vector<double> zeros{0, 0, 0}, some{1, 2, 3};
+  EXPECT_THAT([&] { relative_change(zeros, some); },
+              ::testing::ThrowsMessage<Error>(
+                  ::testing::HasSubstr("choose a metric that good reports above 0")));
+  EXPECT_TRUE(std::isnan(relative_change_or_nan(zeros, some)));
+  EXPECT_DOUBLE_EQ(relative_change_or_nan(some, zeros), -1.0);
+}
 
 TEST(MannWhitneyU, ExactWithoutTies) {
   TestResult two = mann_whitney_u(kX, kY);

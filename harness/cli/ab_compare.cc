@@ -31,6 +31,7 @@ struct MetricComparison {
 // difference could have been significant, and a significant one may be below min_effect.
 std::string finding(const MetricComparison& row, const BisectSpec& spec) {
   if (row.significant) return "significant";
+  if (std::isnan(row.change)) return "A's median is 0: no relative change";
   if (row.smallest_p > spec.alpha) return "too few samples";
   if (row.p_value <= spec.alpha) return "below min_effect";
   return "not significant";
@@ -55,9 +56,10 @@ void print_table(const std::vector<MetricComparison>& rows, const BisectSpec& sp
       fmt::print("{:<40} (not measured on both sides)\n", row.metric);
       continue;
     }
-    fmt::print("{:<40} {:>14.2f} {:>8} {:>14.2f} {:>8} {:>+8.1f}% {:>9.3g}  {}\n", row.metric,
+    fmt::print("{:<40} {:>14.2f} {:>8} {:>14.2f} {:>8} {:>9} {:>9.3g}  {}\n", row.metric,
                median(row.a), format_percent_stddev(row.a), median(row.b),
-               format_percent_stddev(row.b), 100 * row.change, row.p_value, finding(row, spec));
+               format_percent_stddev(row.b), format_change(row.change), row.p_value,
+               finding(row, spec));
   }
   fmt::print("A = {} ({}), B = {} ({})\n", a.label, a.commit.substr(0, 12), b.label,
              b.commit.substr(0, 12));
@@ -111,7 +113,7 @@ nlohmann::json judge(const Scenario& scenario, std::vector<MetricComparison>& ro
   nlohmann::json result = nlohmann::json::array();
   for (auto& row : rows) {
     if (row.a.empty() || row.b.empty()) continue;
-    row.change = relative_change(row.a, row.b);
+    row.change = relative_change_or_nan(row.a, row.b);
     row.p_value = mann_whitney_u(row.a, row.b).p_value;
     row.smallest_p = mann_whitney_smallest_p(row.a.size(), row.b.size());
     row.significant =
@@ -127,6 +129,19 @@ nlohmann::json judge(const Scenario& scenario, std::vector<MetricComparison>& ro
                       {"b", row.b}});
   }
   return result;
+}
+
+nlohmann::json judge_pairs(const Scenario& scenario, const std::vector<AbPair>& pairs,
+                           std::vector<PairResult>& results) {
+  nlohmann::json judged = nlohmann::json::array();
+  for (size_t p = 0; p < pairs.size(); ++p) {
+    judged.push_back({{"a_variant", variant_name(pairs[p].a.variant)},
+                      {"b_variant", variant_name(pairs[p].b.variant)},
+                      {"metrics", judge(scenario, results[p].rows)}});
+  }
+  // One pair keeps the result of a plain comparison: {"metrics": [...]}.
+  return pairs.size() == 1 ? nlohmann::json{{"metrics", judged[0]["metrics"]}}
+                           : nlohmann::json{{"pairs", judged}};
 }
 
 // The scenario's table over both sides of every pair, read back from the database.
@@ -170,32 +185,24 @@ int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind
     for (const auto& metric : scenario.metrics) result.rows.push_back({metric_key(metric), {}, {}});
   }
   bool all_ok = true;
+  nlohmann::json result;
   try {
     for (int i = 0; i < samples; ++i) {
       for (size_t p = 0; p < pairs.size(); ++p) {
-        PairResult& result = results[p];
-        all_ok &= measure_side(context, measurer, pairs[p].a, session.id, result.rows, true,
-                               result.a_runs);
-        all_ok &= measure_side(context, measurer, pairs[p].b, session.id, result.rows, false,
-                               result.b_runs);
+        PairResult& pair = results[p];
+        all_ok &=
+            measure_side(context, measurer, pairs[p].a, session.id, pair.rows, true, pair.a_runs);
+        all_ok &=
+            measure_side(context, measurer, pairs[p].b, session.id, pair.rows, false, pair.b_runs);
       }
     }
+    result = judge_pairs(scenario, pairs, results);
   } catch (const Error& error) {
     // A comparison does not resume (its samples stay stored): it ends here, saying why.
     context.store.finish_session(session.id, SessionStatus::kAborted,
                                  json_text({{"message", error.what()}}));
     throw;
   }
-
-  nlohmann::json judged = nlohmann::json::array();
-  for (size_t p = 0; p < pairs.size(); ++p) {
-    judged.push_back({{"a_variant", variant_name(pairs[p].a.variant)},
-                      {"b_variant", variant_name(pairs[p].b.variant)},
-                      {"metrics", judge(scenario, results[p].rows)}});
-  }
-  // One pair keeps the result of a plain comparison: {"metrics": [...]}.
-  nlohmann::json result = pairs.size() == 1 ? nlohmann::json{{"metrics", judged[0]["metrics"]}}
-                                            : nlohmann::json{{"pairs", judged}};
   context.store.finish_session(session.id, SessionStatus::kDone, json_text(result));
   std::string table = scenario_table(context, pairs, results);
   if (context.events.mode() == Events::Mode::kJsonLines) {

@@ -155,7 +155,15 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   measured.detail = result.detail;
 
   std::vector<SampleRecord> samples;
+  RunMetrics metrics;
   if (result.outcome == Outcome::kOk) {
+    metrics = extract_metrics(result.kdio_json, scenario_.metrics);
+    if (!metrics.problem.empty()) {
+      measured.outcome = run.outcome = Outcome::kWorkloadFailed;
+      measured.detail = run.detail = "kdio's result lacks a metric: " + metrics.problem;
+    }
+  }
+  if (measured.outcome == Outcome::kOk) {
     SampleRecord sample;
     sample.session_id = session_id;
     sample.commit = commit;
@@ -167,7 +175,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
     sample.accel = result.accel;
     sample.boot_seconds = result.boot_seconds;
     sample.kdio_json = result.kdio_json;
-    sample.metrics = extract_metrics(nlohmann::json::parse(result.kdio_json), scenario_.metrics);
+    sample.metrics = metrics.values;
     measured.metrics = sample.metrics;
     measured.value = sample.metrics.at(metric_key(scenario_.metrics.front()));
     samples.push_back(std::move(sample));

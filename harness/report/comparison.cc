@@ -36,7 +36,7 @@ Comparison compare(const ReportData& data, std::string title, ReportSide before,
     row.before = values_of(data, comparison.before.commit, metric, comparison.before.variant);
     row.after = values_of(data, comparison.after.commit, metric, comparison.after.variant);
     if (row.both_measured()) {
-      row.change = relative_change(row.before, row.after);
+      row.change = relative_change_or_nan(row.before, row.after);
       row.p = mann_whitney_u(row.before, row.after).p_value;
     }
     comparison.metrics.push_back(std::move(row));

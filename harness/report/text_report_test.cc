@@ -97,6 +97,18 @@ TEST(TextReport, ACompareSessionComparesItsTwoSidesAndVariants) {
                               "@nolock --samples 3\n"));
 }
 
+// A metric whose median is 0 on the first side, as write.iops of a job that only reads: its
+// change is "n/a", where rendering the report failed.
+TEST(TextReport, AChangeFromAZeroMedianIsNotApplicable) {
+  ReportData data = compare_report();
+  for (auto& sample : data.samples) {
+    if (sample.commit == C::G) sample.metrics["read.iops"] = 0;
+  }
+  EXPECT_THAT(text_report(data),
+              HasSubstr("             0                n/a            905      ±1%    0.0636  "
+                        "read.iops  (too few samples)\n"));
+}
+
 TEST(TextReport, ARevertCheckNamesTheRevertedCommits) {
   ReportData data = compare_report();
   data.session.kind = SessionKind::kRevertCheck;

@@ -170,12 +170,22 @@ double extract_metric(const json& output, const MetricSpec& metric) {
   return combine(selected, path.back(), key);
 }
 
-std::map<std::string, double> extract_metrics(const json& output,
-                                              const std::vector<MetricSpec>& metrics) {
-  std::map<std::string, double> values;
-  for (const MetricSpec& metric : metrics)
-    values[metric_key(metric)] = extract_metric(output, metric);
-  return values;
+RunMetrics extract_metrics(std::string_view kdio_json, const std::vector<MetricSpec>& metrics) {
+  RunMetrics run;
+  const json output = json::parse(kdio_json, nullptr, /*allow_exceptions=*/false);
+  if (output.is_discarded()) {
+    run.problem = "kdio's output is not valid JSON";
+    return run;
+  }
+  try {
+    for (const MetricSpec& metric : metrics) {
+      run.values[metric_key(metric)] = extract_metric(output, metric);
+    }
+  } catch (const Error& error) {
+    run.values.clear();
+    run.problem = error.what();
+  }
+  return run;
 }
 
 }  // namespace kbisect

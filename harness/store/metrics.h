@@ -18,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/scenario.h"
@@ -30,8 +31,13 @@ std::string metric_key(const MetricSpec& metric);
 // Throws Error naming the metric and what is missing or ambiguous.
 double extract_metric(const nlohmann::json& kdio_output, const MetricSpec& metric);
 
-// metric_key() -> value for each metric.
-std::map<std::string, double> extract_metrics(const nlohmann::json& kdio_output,
-                                              const std::vector<MetricSpec>& metrics);
+// A run's value of every metric (metric_key() -> value), or in `problem` why it has none:
+// kdio's output comes from an untrusted guest, and a job that did no I/O in a direction
+// reports no percentiles for it. Such a run failed its workload; it is no error of kbisect's.
+struct RunMetrics {
+  std::map<std::string, double> values;
+  std::string problem;
+};
+RunMetrics extract_metrics(std::string_view kdio_json, const std::vector<MetricSpec>& metrics);
 
 }  // namespace kbisect

@@ -97,11 +97,25 @@ TEST_F(MetricsTest, ErrorsSayWhatIsWrong) {
 }
 
 TEST_F(MetricsTest, ExtractsEveryConfiguredMetric) {
-  auto values =
-      extract_metrics(group_, {metric("read.iops"), metric("read.clat_ns.mean", "reader")});
-  ASSERT_EQ(values.size(), 2u);
-  EXPECT_NEAR(values.at("read.iops"), 4555.444555, 1e-6);
-  EXPECT_GT(values.at("reader:read.clat_ns.mean"), 0);
+  RunMetrics run =
+      extract_metrics(group_.dump(), {metric("read.iops"), metric("read.clat_ns.mean", "reader")});
+  EXPECT_EQ(run.problem, "");
+  ASSERT_EQ(run.values.size(), 2u);
+  EXPECT_NEAR(run.values.at("read.iops"), 4555.444555, 1e-6);
+  EXPECT_GT(run.values.at("reader:read.clat_ns.mean"), 0);
+}
+
+// A job that completed no write reports no write percentiles: the run has no values and says
+// why, where it threw and lost the run (its caller stored nothing and stopped the command).
+TEST_F(MetricsTest, AMetricTheRunDoesNotReportIsItsProblemNotAnError) {
+  nlohmann::json no_writes = group_;
+  no_writes["jobs"][0]["write"].erase("clat_ns");
+  RunMetrics run =
+      extract_metrics(no_writes.dump(), {metric("read.iops"), metric("write.clat_ns.mean")});
+  EXPECT_TRUE(run.values.empty());
+  EXPECT_THAT(run.problem, HasSubstr("metric write.clat_ns.mean: job"));
+  EXPECT_EQ(extract_metrics("{\"jobs\": [", {metric("read.iops")}).problem,
+            "kdio's output is not valid JSON");
 }
 
 }  // namespace
