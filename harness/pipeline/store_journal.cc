@@ -155,6 +155,9 @@ void StoreJournal::append(const JournalEntry& entry) {
   record.commit = entry.commit;
   record.detail = entry.detail;
   const std::string short_id = entry.commit.substr(0, 12);
+  // The entry with its step and verdict, or none of them: a verdict stored without its entry
+  // (killed in between) was stored again when the session resumed.
+  Transaction transaction = store_.transaction();
   switch (entry.kind) {
     case JournalEntry::Kind::kSample:
       record.value = entry.value;
@@ -206,6 +209,7 @@ void StoreJournal::append(const JournalEntry& entry) {
       break;
   }
   store_.append_journal(record);
+  transaction.commit();
   // Right after an entry is committed the session can stop and resume losing nothing; the sim
   // runner never waits on a process that would notice Ctrl-C, so this is where it does.
   throw_if_interrupted();

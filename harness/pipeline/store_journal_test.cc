@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "common/error.h"
 #include "common/temp_dir.h"
 
 namespace kbisect {
@@ -109,6 +110,24 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
 
 // c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
 // belongs to a step that names c1.
+// An entry, its step and its verdict are stored together or not at all: a verdict stored
+// without its entry (killed between the two) was stored again when the session resumed.
+TEST_F(StoreJournalTest, AnEntryThatCannotBeStoredLeavesNoStepOrVerdict) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_);
+  writer.store_run("c1", 10);
+  journal.append(sample("c1", 10));
+  JournalEntry failure;
+  failure.kind = JournalEntry::Kind::kFailure;
+  failure.commit = "c2";
+  failure.status = MeasureStatus::kBuildFailed;
+  // Journaled with the last run, c1's, which has its entry: refused.
+  EXPECT_THROW(journal.append(failure), Error);
+  EXPECT_TRUE(store_->verdicts_of(session_).empty());
+  EXPECT_EQ(store_->steps_of(session_).size(), 1u);
+  EXPECT_EQ(store_->journal_of(session_).size(), 1u);
+}
+
 TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
   RunWriter writer(*store_, session_);
   StoreJournal journal(*store_, events_, writer, session_);

@@ -169,18 +169,19 @@ void Statement::check_bind(int rc) {
     fail_sqlite(db_, fmt::format("binding a value of '{}'", sqlite3_sql(statement_.get())));
 }
 
-Transaction::Transaction(sqlite3* db) : db_(db) {
-  execute(db, "BEGIN IMMEDIATE");
+Transaction::Transaction(sqlite3* db) : db_(db), nested_(sqlite3_get_autocommit(db) == 0) {
+  if (!nested_) execute(db, "BEGIN IMMEDIATE");
 }
 
 Transaction::~Transaction() {
   // Rolling back can only fail when there is nothing to roll back (SQLite already did);
-  // either way the transaction is over.
-  if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  // either way the transaction is over. A nested one's failure reaches the outer one as the
+  // exception that skipped its commit().
+  if (!done_ && !nested_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 void Transaction::commit() {
-  execute(db_, "COMMIT");
+  if (!nested_) execute(db_, "COMMIT");
   done_ = true;
 }
 

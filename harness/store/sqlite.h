@@ -80,7 +80,8 @@ class Statement {
 };
 
 // BEGIN IMMEDIATE: takes the write lock up front (waiting up to the busy timeout), so a
-// transaction never fails half-way because another writer came first.
+// transaction never fails half-way because another writer came first. Inside another
+// transaction it is part of that one: the outer one commits or rolls back all of it.
 class Transaction {
  public:
   explicit Transaction(sqlite3* db);
@@ -93,6 +94,7 @@ class Transaction {
  private:
   sqlite3* db_;
   bool done_ = false;
+  bool nested_ = false;
 };
 
 }  // namespace kbisect

@@ -22,6 +22,9 @@ class Store {
 
   const std::filesystem::path& path() const { return path_; }
 
+  // Makes the writes until its commit() one transaction, for rows that must exist together.
+  Transaction transaction() { return Transaction(db_.get()); }
+
   int64_t insert_build(const BuildRecord& build);
   // The latest build with this cache key, successful or not.
   std::optional<BuildRecord> find_build_by_key(const std::string& tree_id,
