@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "bisect/session.h"
@@ -325,13 +326,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
 std::vector<double> session_samples(Store& store, const Scenario& scenario,
                                     const SessionRecord& session, const std::string& commit) {
   SampleFilter filter;
-  // A commit whose kernel image is identical to one already measured (a documentation-only
-  // change) was never booted itself: its samples are those of its image.
-  if (std::optional<BuildRecord> build = store.last_good_build_of(commit)) {
-    filter.image_sha256 = *build->image_sha256;
-  } else {
-    filter.commit = commit;
-  }
+  filter.commit = measured_as(store, session.id, commit);
   filter.config_hash = scenario_hash(scenario);
   filter.variant = request_of(session).variant;
   filter.session_id = session.id;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -229,6 +230,19 @@ std::vector<JournalEntry> StoreJournal::replay() const {
     entries.push_back(std::move(entry));
   }
   return entries;
+}
+
+// Builds would not tell: another scenario may have built the commit since.
+std::string measured_as(Store& store, int64_t session_id, std::string commit) {
+  const std::vector<JournalRecord> journal = store.journal_of(session_id);
+  for (size_t hops = 0; hops <= journal.size(); ++hops) {
+    auto alias = std::find_if(journal.begin(), journal.end(), [&](const JournalRecord& entry) {
+      return entry.kind == kind_text(JournalEntry::Kind::kAlias) && entry.commit == commit;
+    });
+    if (alias == journal.end()) break;
+    commit = alias->detail;
+  }
+  return commit;
 }
 
 }  // namespace kbisect

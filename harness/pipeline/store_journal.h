@@ -39,4 +39,8 @@ class StoreJournal : public SessionJournal {
   int steps_ = 0;
 };
 
+// The commit whose samples are `commit`'s in the session: the one measured first with the
+// same kernel image (a documentation-only change is never booted itself), else `commit`.
+std::string measured_as(Store& store, int64_t session_id, std::string commit);
+
 }  // namespace kbisect

@@ -108,8 +108,6 @@ TEST_F(StoreJournalTest, ReplaysEntriesInOrderWithVerdicts) {
   EXPECT_EQ(store_->verdicts_of(session_)[0].step, store_->steps_of(session_)[0].step);
 }
 
-// c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
-// belongs to a step that names c1.
 // An entry, its step and its verdict are stored together or not at all: a verdict stored
 // without its entry (killed between the two) was stored again when the session resumed.
 TEST_F(StoreJournalTest, AnEntryThatCannotBeStoredLeavesNoStepOrVerdict) {
@@ -128,6 +126,8 @@ TEST_F(StoreJournalTest, AnEntryThatCannotBeStoredLeavesNoStepOrVerdict) {
   EXPECT_EQ(store_->journal_of(session_).size(), 1u);
 }
 
+// c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
+// belongs to a step that names c1.
 TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
   RunWriter writer(*store_, session_);
   StoreJournal journal(*store_, events_, writer, session_);
@@ -158,6 +158,26 @@ TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
 // The process was killed between storing c2's run, the confirmation's first, and journaling
 // it. The resumed session asks for that measurement first and gets the stored run, which is
 // then journaled in the phase it was taken for, once.
+// The samples a session took for c1 are c3's when c1 stood for c2 and c2 for c3 (the same
+// image each); for the summary's medians, where the newest build of c1 (another scenario's,
+// perhaps) said nothing of this session.
+TEST_F(StoreJournalTest, ACommitIsMeasuredAsTheCommitItsImageStoodFor) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_);
+  writer.store_run("c3", 10);
+  journal.append(sample("c3", 10));
+  for (auto [commit, same_as] : {std::pair{"c2", "c3"}, {"c1", "c2"}}) {
+    JournalEntry alias;
+    alias.kind = JournalEntry::Kind::kAlias;
+    alias.commit = commit;
+    alias.detail = same_as;
+    journal.append(alias);
+  }
+  EXPECT_EQ(measured_as(*store_, session_, "c1"), "c3");
+  EXPECT_EQ(measured_as(*store_, session_, "c3"), "c3");
+  EXPECT_EQ(measured_as(*store_, session_, "c9"), "c9");
+}
+
 TEST_F(StoreJournalTest, AResumedSessionGetsTheRunAKilledProcessDidNotJournal) {
   {
     RunWriter writer(*store_, session_);
