@@ -38,6 +38,14 @@ int bisect(const GlobalOptions& globals, const BisectOptions& options) {
                                    run.session.id));
     }
     print_bisect_summary(run, context, repo);
+    // Said by bisect, which was told there is a regression; a nightly expects none.
+    if (run.result["verdict"] == "no-regression") {
+      const MetricSpec& metric = context.scenario.metrics.front();
+      fmt::print(
+          "check that the good and bad commits are right and that the metric and its direction "
+          "({}: {} is better) match the regression\n",
+          metric.name, metric.better == Better::kHigher ? "higher" : "lower");
+    }
   }
   return exit_code(run.result["verdict"]);
 }

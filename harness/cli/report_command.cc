@@ -38,9 +38,26 @@ int64_t session_id(Store& store, const std::string& text) {
   return id;
 }
 
+// A nightly that bisected keeps its samples in that bisection's session: the report is that
+// session's, after a line of what the nightly decided. Returns the session to report.
+int64_t reported_session(Store& store, int64_t id) {
+  std::optional<SessionRecord> session = store.session(id);
+  if (!session || session->kind != SessionKind::kNightly) return id;
+  const auto result = nlohmann::json::parse(session->result_json, nullptr, false);
+  if (!result.is_object() || !result.value("bisect_session", nlohmann::json()).is_number()) {
+    return id;
+  }
+  const int64_t bisection = result["bisect_session"].get<int64_t>();
+  fmt::print("nightly {}: {}: tip {} of {} against baseline {}; its bisection, session {}:\n\n", id,
+             result.value("verdict", "?"), result.value("tip", "?"), result.value("branch", "?"),
+             result.value("baseline", "?"), bisection);
+  return bisection;
+}
+
 int report(const GlobalOptions& globals, const ReportOptions& options) {
   Store store(existing_database_path(globals));
-  ReportData data = load_report_data(store, session_id(store, options.session));
+  ReportData data =
+      load_report_data(store, reported_session(store, session_id(store, options.session)));
   add_scenario_facts(data);
   fmt::print("{}", text_report(data));
   if (!options.html.empty()) {

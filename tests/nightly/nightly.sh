@@ -126,6 +126,12 @@ grep -qx "report: kbisect --db $db report $session" "$work/out" || fail "report 
   fail "a regressed tip moved the baseline"
 [[ $(query "select status from sessions where kind = 'nightly' order by id desc limit 1") == done ]] ||
   fail "the nightly session is not done"
+# The nightly's own report is its bisection's, under what the nightly decided.
+nightly_session=$(query "select id from sessions where kind = 'nightly' order by id desc limit 1")
+"$kbisect" --db "$db" report "$nightly_session" >"$work/report.out"
+head -n 1 "$work/report.out" | grep -qx "nightly $nightly_session: regression-bisected: tip $tip40 of master against baseline $tip10; its bisection, session $session:" &&
+  grep -q "^commit: *$planted (change 27)" "$work/report.out" ||
+  fail "the nightly's report: $(head -n 5 "$work/report.out")"
 
 # 3. A second nightly while the first holds the lock refuses to start.
 touch "$work/hold"
