@@ -108,6 +108,13 @@ grep -q '"verdict":"no-regression"' <<<"$result" || fail "bisect verdict: $resul
 nightly sim-nightly
 expect_status 0 "nothing new"
 grep -q "no new commits since the baseline" "$work/out" || fail "nothing new: $(cat "$work/out")"
+# The same comparison again, as text: no regression is what a nightly hopes for, and bisect's
+# advice for it ("check that the good and bad commits are right") is not said.
+nightly sim-nightly --baseline "$first"
+expect_status 0 "the first comparison again"
+grep -q "^good and bad do not differ: read.iops median" "$work/out" &&
+  ! grep -q "check that the good and bad commits are right" "$work/out" ||
+  fail "a nightly with no regression: $(cat "$work/out")"
 
 # 2. Upstream gains 30 commits and "change 27" makes reads 15% slower: the nightly fetches,
 #    finds the regression against the stored baseline and bisects it to change 27.
