@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "bisect/strategy.h"
 #include "cli/bisect_session.h"
@@ -22,10 +23,11 @@ int exit_code(const std::string& verdict) {
   return verdict == "only-skipped" ? 2 : 1;
 }
 
-int bisect(const GlobalOptions& globals, const BisectOptions& options) {
-  CommandContext context(globals, options.config);
+// `session_id`: set once the session exists.
+int bisect_in(CommandContext& context, const GlobalOptions& globals, const BisectOptions& options,
+              int64_t& session_id) {
   Repository repo = Repository::open(context.scenario.kernel.repo);
-  BisectRun run = run_bisect(context, repo, options.request);
+  BisectRun run = run_bisect(context, repo, options.request, session_id);
   if (globals.json) {
     if (!run.answered_before) context.events.emit("culprit", run.result);
     fmt::print("{}\n", json_text(run.result));
@@ -48,6 +50,22 @@ int bisect(const GlobalOptions& globals, const BisectOptions& options) {
     }
   }
   return exit_code(run.result["verdict"]);
+}
+
+int bisect(const GlobalOptions& globals, const BisectOptions& options) {
+  std::optional<CommandContext> context;
+  int64_t session_id = 0;
+  try {
+    context.emplace(globals, options.config);
+    return bisect_in(*context, globals, options, session_id);
+  } catch (const Error& error) {
+    // The contract's last line, also for a bisection that stopped (resumable) or never began.
+    if (globals.json) {
+      fmt::print("{}\n", json_text(stopped_result(context ? &context->store : nullptr, session_id,
+                                                  error.what())));
+    }
+    throw;
+  }
 }
 
 }  // namespace

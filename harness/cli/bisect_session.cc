@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "bisect/session.h"
 #include "bisect/sim_runner.h"
@@ -236,8 +237,8 @@ BisectRequest request_of(const SessionRecord& session) {
   return request;
 }
 
-BisectRun run_bisect(CommandContext& context, const Repository& repo,
-                     const BisectRequest& request) {
+BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request,
+                     int64_t& session_id) {
   const auto start = std::chrono::steady_clock::now();
   const Scenario& scenario = context.scenario;
   Store& store = context.store;
@@ -269,6 +270,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
   if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
   BisectRun run;
   run.session = earlier ? *earlier : new_session(context, asked, candidates);
+  session_id = run.session.id;
   // One process runs a session at a time: a second one would journal samples the first never
   // sees. A process killed outright leaves the lock behind, and the next run takes it over.
   StoreLock lock(store, fmt::format("bisect:{}", run.session.id));
@@ -321,6 +323,22 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo,
       json_text(run.result));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
+}
+
+nlohmann::json stopped_result(Store* store, int64_t session_id, const std::string& error) {
+  int samples = 0;
+  std::set<std::string> judged;
+  if (store && session_id != 0) {
+    for (const auto& entry : store->journal_of(session_id)) samples += entry.kind == "sample";
+    for (const auto& verdict : store->verdicts_of(session_id)) judged.insert(verdict.commit);
+  }
+  return {{"session", session_id != 0 ? nlohmann::json(session_id) : nlohmann::json(nullptr)},
+          {"culprit", nullptr},
+          {"verdict", session_verdict_name(SessionVerdict::kAborted)},
+          {"steps", judged.size()},
+          {"samples", samples},
+          {"confirmed", false},
+          {"message", error}};
 }
 
 std::vector<double> session_samples(Store& store, const Scenario& scenario,

@@ -38,7 +38,13 @@ struct BisectRun {
   double seconds = 0;
 };
 
-BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request);
+// `session_id` is set once the session exists, for a caller to name a search that stopped.
+BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request,
+                     int64_t& session_id);
+
+// The result object of a bisection that stopped on `error` (verdict "aborted"): what the
+// session (none: 0; no store: none could be opened) measured up to there. It stays resumable.
+nlohmann::json stopped_result(Store* store, int64_t session_id, const std::string& error);
 
 // The request that started `session` (as --resume goes on with it): its endpoints as the
 // commits they were resolved to, its strategy and options.

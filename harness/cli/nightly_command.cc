@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "common/error.h"
+#include "common/interrupt.h"
 #include "common/json_text.h"
 #include "config/config.h"
 #include "config/scenario_hash.h"
@@ -181,7 +182,8 @@ Outcome compare_and_bisect(CommandContext& context, const Repository& repo,
   request.goods = {baseline.commit};
   request.bad = tip;
   request.variant = scenario.nightly->variant;
-  BisectRun run = run_bisect(context, repo, request);
+  int64_t session_id = 0;
+  BisectRun run = run_bisect(context, repo, request, session_id);
   if (context.events.mode() != Events::Mode::kJsonLines) {
     if (run.answered_before) {
       fmt::print("bisect session {} answered this comparison before; nothing was measured\n",
@@ -254,7 +256,10 @@ int refuse_busy(const GlobalOptions& globals, const LockHeld& held) {
   return static_cast<int>(Outcome::kBusy);
 }
 
-int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
+// Fills `report`, the JSON result, as it goes: a nightly that stops on an error still ends its
+// --json output with it.
+int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
+                nlohmann::json& report) {
   CommandContext context(globals, options.config);
   const Scenario& scenario = context.scenario;
   if (!scenario.nightly) {
@@ -269,12 +274,8 @@ int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
   } catch (const LockHeld& held) {
     return refuse_busy(globals, held);
   }
-  nlohmann::json report = {{"scenario", scenario.name},
-                           {"branch", scenario.nightly->branch},
-                           {"lock_taken_over_from", nullptr},
-                           {"bisect_session", nullptr},
-                           {"culprit", nullptr},
-                           {"report", nullptr}};
+  report["scenario"] = scenario.name;
+  report["branch"] = scenario.nightly->branch;
   if (const auto& previous = lock->taken_over_from()) {
     report["lock_taken_over_from"] = holder_json(*previous);
     context.events.note("warning",
@@ -319,6 +320,25 @@ int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
     print_report(report, outcome);
   }
   return static_cast<int>(outcome);
+}
+
+int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
+  nlohmann::json report = {{"lock_taken_over_from", nullptr},
+                           {"bisect_session", nullptr},
+                           {"culprit", nullptr},
+                           {"report", nullptr}};
+  try {
+    return run_nightly(globals, options, report);
+  } catch (const Error& error) {
+    if (globals.json) {
+      const auto* interrupted = dynamic_cast<const Interrupted*>(&error);
+      report["verdict"] = "aborted";
+      report["exit_code"] = interrupted ? 128 + interrupted->signal_number() : 1;
+      report["message"] = error.what();
+      fmt::print("{}\n", json_text(report));
+    }
+    throw;
+  }
 }
 
 }  // namespace

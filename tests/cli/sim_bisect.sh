@@ -129,7 +129,8 @@ asked=(bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" --strategy bayes -
 whole=$("$kbisect" --db "$work/whole.db" --json "${asked[@]}" | tail -n 1)
 for attempt in $(seq 1 50); do
   rm -f "$work/resumed.db"
-  "$kbisect" --db "$work/resumed.db" "${asked[@]}" >/dev/null 2>"$work/interrupted.err" &
+  "$kbisect" --db "$work/resumed.db" --json "${asked[@]}" >"$work/interrupted.jsonl" \
+    2>"$work/interrupted.err" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null &&
     (($(count_in "$work/resumed.db" "select count(*) from journal where kind = 'sample'") < 15)); do
@@ -143,7 +144,15 @@ done
 [[ $(count_in "$work/resumed.db" "select status from sessions") == running ]] ||
   fail "resume: the interrupted session is not resumable"
 grep -qF "continue it with \`kbisect --db $work/resumed.db bisect -c $work/sim.yaml --resume 1\`" \
-  "$work/interrupted.err" || fail "resume: no hint after Ctrl-C: $(cat "$work/interrupted.err")"
+  "$work/interrupted.jsonl" || fail "resume: no hint after Ctrl-C: $(cat "$work/interrupted.jsonl")"
+# --json output ends with the result object, also when the search stopped or never began.
+tail -n 1 "$work/interrupted.jsonl" | grep -q '^{"confirmed":false,"culprit":null,"message":"interrupted by SIGINT; everything started was stopped","samples":[0-9]*,"session":1,"steps":[0-9]*,"verdict":"aborted"}$' ||
+  fail "resume: --json after Ctrl-C ends with: $(tail -n 1 "$work/interrupted.jsonl")"
+status=0
+"$kbisect" --db "$work/resumed.db" --json bisect -c "$work/no-such.yaml" --resume 1 \
+  >"$work/no-config.jsonl" 2>/dev/null || status=$?
+[[ $status -eq 1 ]] && tail -n 1 "$work/no-config.jsonl" | grep -q '"session":null,"steps":0,"verdict":"aborted"}$' ||
+  fail "--json without a config: exit $status, ends with: $(tail -n 1 "$work/no-config.jsonl")"
 resumed=$("$kbisect" --db "$work/resumed.db" --json bisect -c "$work/sim.yaml" --resume 1 | tail -n 1)
 [[ "$resumed" == "$whole" ]] || fail "resume: answered $resumed, uninterrupted $whole"
 if "$kbisect" --db "$work/resumed.db" bisect -c "$work/sim.yaml" --resume 1 --strategy adaptive \

@@ -179,7 +179,8 @@ grep -q "took over lock 'nightly:sim-nightly' from process $killed_pid on " "$wo
 
 # 5. Ctrl-C (here during the fetch) stops the nightly and releases the lock.
 touch "$work/hold"
-"$kbisect" --db "$db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>"$work/interrupted.err" &
+"$kbisect" --db "$db" --json nightly -c "$work/sim-nightly.yaml" >"$work/interrupted.out" \
+  2>"$work/interrupted.err" &
 interrupted_pid=$!
 [[ $(wait_for_lock) == "$interrupted_pid" ]] || fail "the lock is not held by $interrupted_pid"
 kill -INT "$interrupted_pid"
@@ -189,6 +190,9 @@ interrupted_status=$?
 set -e
 rm "$work/hold"
 [[ $interrupted_status -eq 130 ]] || fail "interrupted exit $interrupted_status: $(cat "$work/interrupted.err")"
+# --json output ends with the nightly's result, also when it stopped.
+tail -n 1 "$work/interrupted.out" | grep -q '"exit_code":130,.*"verdict":"aborted"' ||
+  fail "--json after Ctrl-C ends with: $(tail -n 1 "$work/interrupted.out")"
 [[ $(query "select count(*) from locks") == 0 ]] || fail "Ctrl-C left the lock"
 
 # 6. Another scenario, same history: the culprit does not build, so the regression is found
@@ -205,8 +209,10 @@ grep -q '"verdict":"only-skipped"' <<<"$result" || fail "bisect verdict: $result
 
 # 7. A scenario without nightly: is an error that says what to add.
 grep -v '^nightly:' "$work/sim-nightly.yaml" >"$work/plain.yaml"
-nightly plain
+nightly plain --json
 expect_status 1 "config without nightly:"
 grep -q "has no nightly: section; add one" "$work/err" || fail "message: $(cat "$work/err")"
+tail -n 1 "$work/out" | grep -q '"exit_code":1,.*"verdict":"aborted"' ||
+  fail "--json without nightly: ends with: $(tail -n 1 "$work/out")"
 
 echo "PASS"
