@@ -100,6 +100,8 @@ class SizeExpression {
       } else if (take('/')) {
         const int64_t divisor = operand();
         if (divisor == 0) fail("division by zero");
+        // The one quotient int64_t cannot hold, and the CPU traps on it rather than wrapping.
+        check(value == std::numeric_limits<int64_t>::min() && divisor == -1);
         value /= divisor;
       } else {
         return value;

@@ -68,6 +68,9 @@ TEST(ParseSize, ArithmeticErrorsNameTheExpression) {
   EXPECT_EQ(error_of("(1g/)"), "size expression '(1g/)': a number is missing");
   EXPECT_EQ(error_of("(1g)x"), "size expression '(1g)x': unexpected 'x'");
   EXPECT_EQ(error_of("(8p*8p)"), "size expression '(8p*8p)': the value is too large");
+  // INT64_MIN / -1 traps (SIGFPE) unless checked.
+  EXPECT_EQ(error_of("((0-9223372036854775807-1)/(0-1))"),
+            "size expression '((0-9223372036854775807-1)/(0-1))': the value is too large");
   EXPECT_EQ(error_of("(4x)"),
             "size '4x' has an unknown suffix 'x'; use k, m, g, t or p "
             "(optionally followed by b), or KiB, MiB, ...");
