@@ -41,6 +41,28 @@ TEST(Cpio, EqualInputsGiveEqualBytes) {
   EXPECT_EQ(build(), build());
 }
 
+TEST(Cpio, DotsInsideANameAreLegal) {
+  TempDir dir;
+  CpioWriter cpio;
+  cpio.file("jobs/seq..v2.fio", "x");
+  cpio.file("jobs/..hidden", "y");
+  write_file(dir.path() / "image.cpio", cpio.finish());
+  fs::create_directory(dir.path() / "out");
+  ProcessOptions options;
+  options.working_directory = dir.path() / "out";
+  run_checked({"cpio", "-id", "--quiet", "-F", (dir.path() / "image.cpio").string()}, options);
+  EXPECT_EQ(read_file(dir.path() / "out/jobs/seq..v2.fio"), "x");
+  EXPECT_EQ(read_file(dir.path() / "out/jobs/..hidden"), "y");
+}
+
+TEST(Cpio, RefusesPathsThatLeaveOrRenameTheRoot) {
+  for (std::string_view path :
+       {"", "/etc/passwd", "a/", "a//b", "..", "../a", "a/../b", "a/..", ".", "./a", "a/./b"}) {
+    CpioWriter cpio;
+    EXPECT_THROW(cpio.file(path, "x"), Error) << path;
+  }
+}
+
 TEST(RunEnv, Ext4ExtendedOptionsJoinKbisectsInOneE) {
   // mke2fs keeps only the last -E: the scenario's must not drop lazy_itable_init=0.
   GuestRun run;
@@ -129,8 +151,9 @@ TEST(Initramfs, RunImageAppendsParametersAndJobs) {
     return cpio.finish();
   }());
   write_file(dir.path() / "randread.fio", "[randread]\nrw=randread\n");
+  write_file(dir.path() / "seq..v2.fio", "[seq]\nrw=read\n");
   GuestRun run;
-  run.job_files = {dir.path() / "randread.fio"};
+  run.job_files = {dir.path() / "randread.fio", dir.path() / "seq..v2.fio"};
   write_run_initramfs(dir.path() / "base.cpio", run, dir.path() / "run.cpio");
   fs::create_directory(dir.path() / "out");
   ProcessOptions options;
@@ -141,6 +164,7 @@ TEST(Initramfs, RunImageAppendsParametersAndJobs) {
   run_checked({"cpio", "-id", "--quiet", "-F", (dir.path() / "second.cpio").string()}, options);
   EXPECT_EQ(read_file(dir.path() / "out/kbisect/jobs/01-randread.fio"),
             "[randread]\nrw=randread\n");
+  EXPECT_EQ(read_file(dir.path() / "out/kbisect/jobs/02-seq..v2.fio"), "[seq]\nrw=read\n");
   EXPECT_NE(read_file(dir.path() / "out/kbisect/run.env").find("KBISECT_FS=ext4"),
             std::string::npos);
 
