@@ -85,10 +85,6 @@ VmPlan plan_for(const RunnerContext& context, const RunRequest& request, const s
   plan.vcpus = scenario.vm.vcpus;
   plan.memory_mib = scenario.vm.memory_mib;
   plan.vcpu_pinning = scenario.vm.vcpu_pinning;
-  if (!plan.vcpu_pinning.empty() && static_cast<int>(plan.vcpu_pinning.size()) != plan.vcpus) {
-    fail("vm.pinning lists {} host CPUs for {} vCPUs; give one host CPU per vCPU",
-         plan.vcpu_pinning.size(), plan.vcpus);
-  }
   plan.device = scenario.device.kind;
   if (plan.device == DeviceKind::kEmulatedNvme) {
     DeviceSpec device = scenario.device;
