@@ -476,7 +476,8 @@ class Session {
         if (!kind) {
           return abort(fmt::format(
               "the merge base {} of bad and good could not be told good or bad in {} samples "
-              "({}). Pass a good commit that bad descends from (--good), or raise max_samples",
+              "({}). Pass a good commit that bad descends from (--good), or raise "
+              "bisect.max_samples",
               base, search_samples_of(base).size(), medians_text(search_samples_of(base))));
         }
         JournalEntry entry = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, base);

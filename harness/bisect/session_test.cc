@@ -580,6 +580,26 @@ TEST(Session, ABadMergeBaseEndsTheSession) {
   EXPECT_EQ(again.replay().size(), journal.replay().size());
 }
 
+// Two regressions, and the merge base draws like a commit between them: worse than good and
+// better than bad, neither side, so max_samples runs out.
+TEST(Session, AnUndecidedMergeBaseSaysWhichKeyToRaise) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec two_steps = regression_at(graph, 10, 0.9, 0.01);
+  two_steps.changes.push_back({graph.nodes[5].id, 0.9});
+  SimMeasurer plain_sim(graph, good_id(), two_steps);
+  DrawnAs sim(plain_sim, {{fake_id(90), 0, 1000, fake_id(7)}});
+  SessionInput input = input_for(graph);
+  input.merge_bases = {fake_id(90)};
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+  EXPECT_NE(result.message.find("could not be told good or bad"), std::string::npos)
+      << result.message;
+  EXPECT_NE(result.message.find("or raise bisect.max_samples"), std::string::npos)
+      << result.message;
+}
+
 class BuildFails : public Measurer {
  public:
   BuildFails(Measurer& inner, std::string commit) : inner_(inner), commit_(std::move(commit)) {}

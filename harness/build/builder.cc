@@ -170,7 +170,7 @@ ProcessResult run_make(const BuildRequest& request, const ConfigRequest& config,
   };
   ProcessResult run = run_process(argv, options);
   if (run.timed_out) {
-    fail("building {} timed out after {} s; raise build.timeout_seconds (log: {})",
+    fail("building {} timed out after {} s; raise build.timeout in the config (log: {})",
          request.commit_id, config.timeout.count(), options.log_file.string());
   }
   if (run.term_signal != 0) {

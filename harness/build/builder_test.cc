@@ -27,6 +27,7 @@ tinyconfig:
 	printf 'CONFIG_BASE=y\n# CONFIG_A is not set\n' > $(O)/.config
 olddefconfig:
 	test ! -e $(CURDIR)/broken-kconfig || { echo 'Kconfig:1: error: syntax'; exit 1; }
+	test ! -e $(CURDIR)/slow-kconfig || sleep 30
 	grep -v '^CONFIG_DROPPED=' $(O)/.config > $(O)/.config.new
 	mv $(O)/.config.new $(O)/.config
 bzImage:
@@ -35,6 +36,7 @@ bzImage:
 	@echo '  LD      vmlinux'
 	@if grep -q SYNTAX code.c; then echo "code.c:1:7: error: expected ';'"; exit 2; fi
 	@if grep -q OOM code.c; then echo 'gcc: fatal error: Killed signal terminated program cc1'; exit 2; fi
+	@if grep -q SLOW code.c; then sleep 30; fi
 	mkdir -p $(O)/arch/x86/boot
 	cat code.c $(O)/.config > $(O)/arch/x86/boot/bzImage
 	@if test -e piggy.S; then $(CC) -c piggy.S -Wp,-MMD,$(O)/.piggy.o.d -o $(O)/piggy.o && cat $(O)/piggy.o >> $(O)/arch/x86/boot/bzImage; fi
@@ -181,6 +183,26 @@ TEST_F(BuilderTest, CompilerKilledForMemoryIsAnErrorNotAFailedKernel) {
   // Nothing was remembered: once memory is back the same tree builds.
   write_file(root_ / "src/code.c", "int main(void) { return 0; }\n");
   EXPECT_TRUE(builder_.build(request_).ok());
+}
+
+// The advice names the config key, build.timeout, so following it works.
+TEST_F(BuilderTest, TimeoutsSayWhichKeyToRaise) {
+  request_.build.timeout_seconds = 1;
+  write_file(root_ / "src/slow-kconfig", "");
+  try {
+    builder_.build(request_);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("timed out after 1 s; raise build.timeout in the config"));
+  }
+  fs::remove(root_ / "src/slow-kconfig");
+  write_file(root_ / "src/code.c", "int main(void) { SLOW }\n");
+  try {
+    builder_.build(request_);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("timed out after 1 s; raise build.timeout in the config"));
+  }
 }
 
 TEST_F(BuilderTest, BrokenKconfigIsBuildFailed) {

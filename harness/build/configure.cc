@@ -30,7 +30,7 @@ bool run_kconfig(const ConfigRequest& request, const std::string& target, Config
   options.on_start = [&](int group) { group_note.note(group); };
   ProcessResult run = run_process(argv, options);
   if (run.timed_out) {
-    fail("{} timed out after {} s; raise build.timeout_seconds", describe_command(argv),
+    fail("{} timed out after {} s; raise build.timeout in the config", describe_command(argv),
          request.timeout.count());
   }
   if (run.ok()) return true;

@@ -28,8 +28,8 @@ int read_pid(const fs::path& pidfile) {
   }
 }
 
-// Pins each vCPU thread ("CPU <n>/TCG" or "CPU <n>/KVM" with debug-threads=on) to its host
-// CPU; returns how many it found.
+}  // namespace
+
 size_t pin_vcpus(int qemu_pid, const std::vector<int>& host_cpus) {
   size_t pinned = 0;
   std::error_code error;
@@ -45,15 +45,13 @@ size_t pin_vcpus(int qemu_pid, const std::vector<int>& host_cpus) {
     CPU_SET(host_cpus[vcpu], &set);
     int tid = std::stoi(task.path().filename().string());
     if (::sched_setaffinity(tid, sizeof set, &set) != 0) {
-      fail("cannot pin vCPU {} to host CPU {}: {}; check vm.pinning against nproc", vcpu,
+      fail("cannot pin vCPU {} to host CPU {}: {}; check vm.pin against nproc", vcpu,
            host_cpus[vcpu], errno_text(errno));
     }
     ++pinned;
   }
   return pinned;
 }
-
-}  // namespace
 
 std::vector<std::string> qemu_argv(const VmPlan& plan, const fs::path& pidfile) {
   std::vector<std::string> argv = {

@@ -14,6 +14,10 @@ namespace kbisect {
 // The QEMU command line for a plan; the console is the process's stdout.
 std::vector<std::string> qemu_argv(const VmPlan& plan, const std::filesystem::path& pidfile);
 
+// Pins each vCPU thread of QEMU `qemu_pid` ("CPU <n>/TCG" or "CPU <n>/KVM" with
+// debug-threads=on) to its host CPU; returns how many it found.
+size_t pin_vcpus(int qemu_pid, const std::vector<int>& host_cpus);
+
 // Kills QEMU processes recorded in <workdir>/vms whose kbisect process is gone; returns how
 // many it killed.
 int sweep_stale_qemu(const std::filesystem::path& workdir);

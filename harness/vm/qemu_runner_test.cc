@@ -1,11 +1,15 @@
 #include "vm/qemu_runner.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
+#include "common/error.h"
 #include "common/process.h"
 #include "common/temp_dir.h"
 
@@ -30,6 +34,51 @@ VmPlan emulated_plan() {
 std::string value_of(const std::vector<std::string>& argv, std::string_view option) {
   auto it = std::find(argv.begin(), argv.end(), option);
   return it == argv.end() || it + 1 == argv.end() ? "" : *(it + 1);
+}
+
+// A thread of this process named as QEMU names a vCPU thread stands in for QEMU's.
+class VcpuThread {
+ public:
+  VcpuThread() : thread_([this] { released_.wait(false); }) {
+    pthread_setname_np(thread_.native_handle(), "CPU 0/TCG");
+  }
+  ~VcpuThread() {
+    released_ = true;
+    released_.notify_one();
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> released_{false};
+  std::thread thread_;
+};
+
+// A CPU this process may run on (a container's cpuset need not hold CPU 0).
+int allowed_cpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) return cpu;
+  }
+  return 0;
+}
+
+TEST(PinVcpus, PinsTheThreadsQemuNamesAsVcpus) {
+  VcpuThread vcpu;
+  EXPECT_EQ(pin_vcpus(getpid(), {allowed_cpu()}), 1u);
+}
+
+TEST(PinVcpus, AHostCpuThatIsNotThereIsAnErrorNamingTheKey) {
+  VcpuThread vcpu;
+  try {
+    pin_vcpus(getpid(), {1023});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("host CPU 1023: Invalid argument; check vm.pin "),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(QemuArgv, DirectKernelBootWithEmulatedNvme) {

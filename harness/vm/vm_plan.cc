@@ -127,7 +127,7 @@ std::string prepare_backing_file(const DeviceSpec& device, Events* events) {
 void check_passthrough(const std::string& pci, bool need_vfio_bound, const fs::path& root) {
   static const std::regex kAddress("[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
   if (!std::regex_match(pci, kAddress)) {
-    fail("device.pci_address '{}' is not a PCI address like 0000:01:00.0 (see lspci -D)", pci);
+    fail("device.pci '{}' is not a PCI address like 0000:01:00.0 (see lspci -D)", pci);
   }
   fs::path device_dir = root / "sys/bus/pci/devices" / pci;
   if (!fs::exists(device_dir)) fail("no PCI device {} on this host; lspci -D lists them", pci);

@@ -52,7 +52,8 @@ TEST_F(PassthroughTest, VfioBoundNvmeControllerPasses) {
 }
 
 TEST_F(PassthroughTest, MalformedAndMissingAddresses) {
-  EXPECT_NE(problem(true, "01:00.0").find("not a PCI address"), std::string::npos);
+  EXPECT_NE(problem(true, "01:00.0").find("device.pci '01:00.0' is not a PCI address"),
+            std::string::npos);
   EXPECT_NE(problem(true, "0000:02:00.0").find("no PCI device 0000:02:00.0"), std::string::npos);
 }
 
