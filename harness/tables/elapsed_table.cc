@@ -3,18 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
+#include <optional>
 
 namespace kbisect {
 namespace {
 
-double elapsed_seconds(const nlohmann::json& sample, int group_id) {
+std::optional<double> elapsed_seconds(const nlohmann::json& sample, int group_id) {
   auto groups = reporting_groups(sample);
   auto group = groups.find(group_id);
-  if (group == groups.end()) return NAN;
-  return std::max(metric_of(group->second, "read.runtime"),
-                  metric_of(group->second, "write.runtime")) /
-         1000;
+  if (group == groups.end()) return std::nullopt;
+  std::optional<double> read = metric_of(group->second, "read.runtime");
+  std::optional<double> write = metric_of(group->second, "write.runtime");
+  if (!read || !write) return std::nullopt;
+  return std::max(*read, *write) / 1000;
 }
 
 }  // namespace
@@ -42,7 +43,7 @@ std::string elapsed_table(const std::vector<SampleSet>& sets) {
     for (const auto& [id, group] : groups) {
       double seconds = median_over(
           set, [id = id](const nlohmann::json& sample) { return elapsed_seconds(sample, id); });
-      out += std::isnan(seconds) ? fmt::format(" {:>10}", "-") : fmt::format(" {:>9.2f}s", seconds);
+      out += fmt::format(" {:>10}", number_text(seconds, "{:.2f}s"));
     }
     if (set.samples.size() > 1) out += fmt::format("  (median of {})", set.samples.size());
     out += "\n";

@@ -50,5 +50,23 @@ TEST(ElapsedTable, SidesAndMediansWhenThereAreSeveral) {
   EXPECT_THAT(table, HasSubstr("T=1 / bad           4.00s      4.00s\n"));
 }
 
+// A side whose samples lack a group or have no number for its run time shows "-" there.
+TEST(ElapsedTable, AGroupNoSampleHasIsADash) {
+  StoredSamples stored;
+  nlohmann::json reads_only = phases(1, 1000, 2000);
+  reads_only["jobs"].erase(1);
+  nlohmann::json text_runtime = phases(1, 1000, 2000);
+  text_runtime["jobs"][0]["read"]["runtime"] = "1s";
+  std::vector<SampleSet> sets = {stored.set("v6.1", "T=1", {phases(1, 1000, 2000)}),
+                                 stored.set("v6.1", "T=2", {reads_only}),
+                                 stored.set("v6.1", "T=3", {text_runtime})};
+  EXPECT_EQ(elapsed_table(sets),
+            "variant       read      write\n"
+            "T=1          1.00s      2.00s\n"
+            "T=2          1.00s          -\n"
+            "T=3              -      2.00s\n"
+            "elapsed: the longest job of each reporting group\n");
+}
+
 }  // namespace
 }  // namespace kbisect

@@ -84,5 +84,32 @@ TEST(FioGroupsTable, ASideWithoutSamplesSaysSo) {
   EXPECT_EQ(fio_groups_table({SampleSet{"b", "", {}}}), "no samples to tabulate\n");
 }
 
+// A later sample without group 1, one whose options and numbers are not what fio writes: the
+// table still renders, each median over the samples that have the value, "-" where none has.
+TEST(FioGroupsTable, SamplesMissingAGroupOrAValueAreLeftOut) {
+  StoredSamples stored;
+  nlohmann::json without_group_1 = three_modes(1000);
+  without_group_1["jobs"].erase(1);
+  nlohmann::json odd = three_modes(3000);
+  odd["jobs"][0]["job options"]["ioengine"] = 7;
+  odd["jobs"][0]["read"]["io_bytes"] = "lots";
+  odd["jobs"][1]["read"]["iops"] = nullptr;
+  std::vector<SampleSet> sets = {stored.set("good", "", {three_modes(2000), without_group_1}),
+                                 stored.set("bad", "", {odd}),
+                                 stored.set("other", "", {without_group_1})};
+  std::string table = fio_groups_table(sets);
+  EXPECT_THAT(table, HasSubstr("= psync direct (reader, group 0) =\n"
+                               "=== good (median of 2 samples) ===\n"
+                               "  read : io=64.0MB, bw=49152KB/s, iops=12288, runt=1500msec\n"));
+  EXPECT_THAT(table,
+              HasSubstr("=== bad ===\n  read : io=-, bw=21845KB/s, iops=5461, runt=3000msec\n"));
+  EXPECT_THAT(table, HasSubstr("= libaio direct iodepth=64 (reader, group 1) =\n"
+                               "=== good (median of 2 samples) ===\n"
+                               "  read : io=512KB, bw=512.0KB/s, iops=128, runt=1000msec\n"));
+  EXPECT_THAT(table,
+              HasSubstr("=== bad ===\n  read : io=512KB, bw=512.0KB/s, iops=-, runt=1000msec\n"));
+  EXPECT_THAT(table, HasSubstr("=== other ===\n  no sample has this group\n"));
+}
+
 }  // namespace
 }  // namespace kbisect

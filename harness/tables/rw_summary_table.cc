@@ -11,9 +11,10 @@ std::string direction(const SampleSet& set, const std::string& dir) {
   auto median = [&](const std::string& path) {
     return median_over(set, [&](const nlohmann::json& sample) { return metric_of(sample, path); });
   };
-  return fmt::format("{:<5} {:>8.0f}KB/s, {:>6.0f}, {:>9.2f}us", dir == "read" ? "READ" : "WRITE",
-                     median(dir + ".bw_bytes") / 1024, median(dir + ".iops"),
-                     median(dir + ".lat_ns.mean") / 1000);
+  return fmt::format("{:<5} {:>12}, {:>6}, {:>11}", dir == "read" ? "READ" : "WRITE",
+                     number_text(median(dir + ".bw_bytes") / 1024, "{:.0f}KB/s"),
+                     number_text(median(dir + ".iops"), "{:.0f}"),
+                     number_text(median(dir + ".lat_ns.mean") / 1000, "{:.2f}us"));
 }
 
 std::string side_line(const SampleSet& set, size_t width) {

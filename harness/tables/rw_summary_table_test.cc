@@ -71,5 +71,15 @@ TEST(RwSummaryTable, MediansOverTheSamplesOfASide) {
                         "20,      2.00us (median of 3)\n"));
 }
 
+TEST(RwSummaryTable, AValueNoSampleHasIsADash) {
+  StoredSamples stored;
+  nlohmann::json odd = randrw(100, 10, 1, 100, 10, 1);
+  odd["jobs"][0]["write"]["lat_ns"]["mean"] = "n/a";
+  std::vector<SampleSet> sets = {stored.set("v5.2", "", {odd})};
+  EXPECT_THAT(rw_summary_table(sets),
+              HasSubstr("v5.2 | READ       100KB/s,     10,      1.00us | WRITE      100KB/s,     "
+                        "10,           -\n"));
+}
+
 }  // namespace
 }  // namespace kbisect

@@ -1,9 +1,12 @@
 #include "tables/sample_set.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
 #include "bisect/statistics.h"
+#include "common/error.h"
 #include "store/metrics.h"
 #include "store/store.h"
 
@@ -27,25 +30,41 @@ std::string set_name(const SampleSet& set) {
 }
 
 double median_over(const SampleSet& set,
-                   const std::function<double(const nlohmann::json&)>& value) {
-  if (set.samples.empty()) return std::numeric_limits<double>::quiet_NaN();
+                   const std::function<std::optional<double>(const nlohmann::json&)>& value) {
   std::vector<double> values;
-  for (const auto& sample : set.samples) values.push_back(value(sample));
+  for (const auto& sample : set.samples) {
+    if (std::optional<double> found = value(sample)) values.push_back(*found);
+  }
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
   return median(values);
 }
 
 std::map<int, nlohmann::json> reporting_groups(const nlohmann::json& kdio) {
   std::map<int, nlohmann::json> groups;
-  for (const auto& job : kdio.value("jobs", nlohmann::json::array())) {
-    auto& group = groups[job.value("groupid", 0)];
+  auto jobs = kdio.find("jobs");
+  if (jobs == kdio.end() || !jobs->is_array()) return groups;
+  for (const auto& job : *jobs) {
+    auto id = job.find("groupid");
+    if (id != job.end() && !id->is_number_integer()) return {};
+    auto& group = groups[id == job.end() ? 0 : id->get<int>()];
     if (group.is_null()) group = {{"jobs", nlohmann::json::array()}};
     group["jobs"].push_back(job);
   }
   return groups;
 }
 
-double metric_of(const nlohmann::json& kdio, const std::string& path) {
-  return extract_metric(kdio, MetricSpec{path, "", Better::kHigher});
+std::optional<double> metric_of(const nlohmann::json& kdio, const std::string& path) {
+  try {
+    return extract_metric(kdio, MetricSpec{path, "", Better::kHigher});
+  } catch (const Error&) {
+    // Why it is missing is the metric's business; the table only shows that it is.
+    return std::nullopt;
+  }
+}
+
+std::string number_text(double value, std::string_view format) {
+  if (std::isnan(value)) return "-";
+  return fmt::format(fmt::runtime(format), value);
 }
 
 std::string group_name(const nlohmann::json& group) {

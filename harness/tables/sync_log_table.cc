@@ -19,7 +19,7 @@ struct JobLog {
   std::vector<double> ended;
 };
 
-JobLog job_log(const json& job) {
+const json& lat_log(const json& job) {
   const json* log = nullptr;
   if (auto sync = job.find("sync"); sync != job.end()) {
     if (auto found = sync->find("lat_log"); found != sync->end()) log = &*found;
@@ -30,10 +30,25 @@ JobLog job_log(const json& job) {
         "sync_lat_log=1 to the job file",
         job.value("jobname", ""));
   }
+  return *log;
+}
+
+// One job's log, or none when an entry is not a pair of numbers: leaving only that entry out
+// would shift the iterations after it.
+std::optional<JobLog> job_log(const json& job) {
+  const json& log = lat_log(job);
+  if (!log.is_array()) return std::nullopt;
   JobLog out;
-  for (const json& entry : *log) {
-    out.latency.push_back(entry.at("lat_ns").get<double>() / 1e9);
-    out.ended.push_back(entry.at("time_ms").get<double>() / 1e3);
+  for (const json& entry : log) {
+    if (!entry.is_object()) return std::nullopt;
+    auto latency = entry.find("lat_ns");
+    auto ended = entry.find("time_ms");
+    if (latency == entry.end() || !latency->is_number() || ended == entry.end() ||
+        !ended->is_number()) {
+      return std::nullopt;
+    }
+    out.latency.push_back(latency->get<double>() / 1e9);
+    out.ended.push_back(ended->get<double>() / 1e3);
   }
   return out;
 }
@@ -62,7 +77,7 @@ std::optional<double> median_at(const std::vector<std::vector<double>>& lists, s
 }
 
 // Every sample's logs of a side, by job: latencies[job][sample][iteration] and the end of
-// each job's last fsync, last_ended[job][sample].
+// each job's last fsync, last_ended[job][sample], of the samples whose log reads.
 struct SideLogs {
   std::vector<std::vector<std::vector<double>>> latencies;
   std::vector<std::vector<double>> last_ended;
@@ -76,13 +91,21 @@ SideLogs collect_logs(const SampleSet& set, size_t jobs) {
   for (const json& sample : set.samples) {
     const json& entries = sample.at("jobs");
     for (size_t j = 0; j < jobs && j < entries.size(); ++j) {
-      JobLog log = job_log(entries[j]);
-      logs.rows = std::max(logs.rows, log.latency.size());
-      logs.latencies[j].push_back(std::move(log.latency));
-      if (!log.ended.empty()) logs.last_ended[j].push_back(log.ended.back());
+      std::optional<JobLog> log = job_log(entries[j]);
+      if (!log) continue;
+      logs.rows = std::max(logs.rows, log->latency.size());
+      logs.latencies[j].push_back(std::move(log->latency));
+      if (!log->ended.empty()) logs.last_ended[j].push_back(log->ended.back());
     }
   }
   return logs;
+}
+
+// When the job's last fsync ended; "-" when no sample's log of it reads.
+std::string end_text(const SideLogs& logs, size_t job) {
+  if (logs.latencies[job].empty()) return "-";
+  if (logs.last_ended[job].empty()) return "no fsync";
+  return fmt::format("at {:.3f} s", median(logs.last_ended[job]));
 }
 
 // "    1   fsync time: 1.0051   fsync time: 1.0067": the first cell right-aligned, the others in
@@ -113,11 +136,7 @@ std::string side_table(const SampleSet& set) {
     out += table_row(cells);
   }
   std::vector<std::string> ends = {"end"};
-  for (size_t j = 0; j < names.size(); ++j) {
-    ends.push_back(logs.last_ended[j].empty()
-                       ? "no fsync"
-                       : fmt::format("at {:.3f} s", median(logs.last_ended[j])));
-  }
+  for (size_t j = 0; j < names.size(); ++j) ends.push_back(end_text(logs, j));
   out += table_row(ends);
   return out;
 }

@@ -13,7 +13,8 @@
 
 namespace kbisect {
 
-// Throws Error when a job of a sample has no sync.lat_log.
+// Throws Error when a job of a sample has no sync.lat_log; a sample whose log of a job is not
+// a list of numbers is left out of that job's medians ("-" when no sample's log reads).
 std::string sync_log_table(const std::vector<SampleSet>& sets);
 
 }  // namespace kbisect

@@ -53,6 +53,27 @@ TEST(SyncLogTable, MedianOfEachIterationOverSamples) {
   EXPECT_THAT(table, HasSubstr("  end   at 0.200 s\n"));          // of 200, 100 and 300 ms
 }
 
+// A log entry that is not a pair of numbers drops that job's log of that sample, not the report.
+TEST(SyncLogTable, ASampleWhoseLogDoesNotReadIsLeftOut) {
+  StoredSamples stored;
+  nlohmann::json text_latency = kdio_json({fsyncer("a", {{100, 90}, {200, 90}})});
+  text_latency["jobs"][0]["sync"]["lat_log"][1]["lat_ns"] = "slow";
+  nlohmann::json not_a_list = kdio_json({fsyncer("a", {{100, 90}})});
+  not_a_list["jobs"][0]["sync"]["lat_log"] = 3;
+  std::vector<SampleSet> sets = {
+      stored.set("good", "", {kdio_json({fsyncer("a", {{100, 20}, {200, 30}})}), text_latency}),
+      stored.set("bad", "", {text_latency, not_a_list})};
+  std::string table = sync_log_table(sets);
+  EXPECT_THAT(table, HasSubstr("=== good (median of 2 samples) ===\n"
+                               "    #   a\n"
+                               "    1   fsync time: 0.0200\n"
+                               "    2   fsync time: 0.0300\n"
+                               "  end   at 0.200 s\n"));
+  EXPECT_THAT(table, HasSubstr("=== bad (median of 2 samples) ===\n"
+                               "    #   a\n"
+                               "  end   -\n"));
+}
+
 TEST(SyncLogTable, WithoutALatencyLogSaysWhatToAdd) {
   StoredSamples stored;
   std::vector<SampleSet> sets = {
