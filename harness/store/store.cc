@@ -115,18 +115,6 @@ int64_t Store::insert_build(const BuildRecord& build) {
   return id;
 }
 
-std::optional<BuildRecord> Store::find_build_by_key(const std::string& tree_id,
-                                                    const std::string& config_hash,
-                                                    const std::string& compiler) {
-  Statement query(db_.get(),
-                  fmt::format("SELECT {} FROM builds WHERE tree_id = ?1 AND "
-                              "config_hash = ?2 AND compiler = ?3 ORDER BY id DESC LIMIT 1",
-                              kBuildColumns));
-  query.bind(tree_id, config_hash, compiler);
-  if (!query.step()) return std::nullopt;
-  return read_build(query);
-}
-
 std::optional<BuildRecord> Store::build(int64_t id) {
   Statement query(db_.get(), fmt::format("SELECT {} FROM builds WHERE id = ?1", kBuildColumns));
   query.bind(id);
@@ -190,15 +178,6 @@ int64_t Store::insert_sample_row(const SampleRecord& sample) {
   return id;
 }
 
-std::vector<RunRecord> Store::runs_of_commit(const std::string& commit) {
-  Statement query(db_.get(),
-                  fmt::format("SELECT {} FROM runs WHERE commit_id = ?1 ORDER BY id", kRunColumns));
-  query.bind(commit);
-  std::vector<RunRecord> runs;
-  while (query.step()) runs.push_back(read_run(query));
-  return runs;
-}
-
 std::vector<RunRecord> Store::runs_of_session(int64_t session_id) {
   Statement query(
       db_.get(), fmt::format("SELECT {} FROM runs WHERE session_id = ?1 ORDER BY id", kRunColumns));
@@ -206,13 +185,6 @@ std::vector<RunRecord> Store::runs_of_session(int64_t session_id) {
   std::vector<RunRecord> runs;
   while (query.step()) runs.push_back(read_run(query));
   return runs;
-}
-
-std::vector<SampleRecord> Store::samples_of_commit(const std::string& commit) {
-  Statement query(db_.get(), std::string("SELECT ") + kSampleColumns +
-                                 " FROM samples WHERE commit_id = ?1 ORDER BY id");
-  query.bind(commit);
-  return read_samples(query);
 }
 
 std::vector<SampleRecord> Store::samples_of_run(int64_t run_id) {
@@ -304,14 +276,6 @@ int64_t Store::create_session(const SessionRecord& session) {
   int64_t id = sqlite3_last_insert_rowid(db_.get());
   transaction.commit();
   return id;
-}
-
-void Store::update_session(int64_t id, const std::string& result_json) {
-  Transaction transaction(db_.get());
-  Statement update(db_.get(), "UPDATE sessions SET result = ?1 WHERE id = ?2");
-  update.bind(null_if_empty(result_json), id).run();
-  if (sqlite3_changes(db_.get()) != 1) fail("no session {} in {}", id, path_.string());
-  transaction.commit();
 }
 
 void Store::finish_session(int64_t id, SessionStatus status, const std::string& result_json) {

@@ -26,10 +26,6 @@ class Store {
   Transaction transaction() { return Transaction(db_.get()); }
 
   int64_t insert_build(const BuildRecord& build);
-  // The latest build with this cache key, successful or not.
-  std::optional<BuildRecord> find_build_by_key(const std::string& tree_id,
-                                               const std::string& config_hash,
-                                               const std::string& compiler);
   std::optional<BuildRecord> build(int64_t id);
   // The newest successful build of `commit`, if any.
   std::optional<BuildRecord> last_good_build_of(const std::string& commit);
@@ -38,18 +34,14 @@ class Store {
   int64_t insert_run(const RunRecord& run, const std::vector<SampleRecord>& samples = {});
   // One sample of an existing run with its metrics, in one transaction.
   int64_t insert_sample(const SampleRecord& sample);
-  std::vector<RunRecord> runs_of_commit(const std::string& commit);
-  std::vector<RunRecord> runs_of_session(int64_t session_id);              // oldest first
-  std::vector<SampleRecord> samples_of_commit(const std::string& commit);  // oldest first
-  std::vector<SampleRecord> samples_of_run(int64_t run_id);                // oldest first
+  std::vector<RunRecord> runs_of_session(int64_t session_id);  // oldest first
+  std::vector<SampleRecord> samples_of_run(int64_t run_id);    // oldest first
   // Every sample of a session that has metrics, with them, oldest first.
   std::vector<SampleMetrics> sample_metrics_of_session(int64_t session_id);
   // The values of one metric (a metric_key()) of the matching samples, oldest first.
   std::vector<double> samples_for(const SampleFilter& filter, const std::string& metric);
 
   int64_t create_session(const SessionRecord& session);
-  // Progress while running: replaces the session's result JSON.
-  void update_session(int64_t id, const std::string& result_json);
   void finish_session(int64_t id, SessionStatus status, const std::string& result_json);
   std::optional<SessionRecord> session(int64_t id);
   std::vector<SessionRecord> sessions();  // newest first

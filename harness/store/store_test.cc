@@ -160,7 +160,7 @@ TEST_F(StoreTest, ReadOnlyOpenOfAMissingDatabaseSaysWhatToDo) {
   }
 }
 
-TEST_F(StoreTest, BuildsAreFoundByCacheKey) {
+TEST_F(StoreTest, BuildsAreReadBack) {
   Store store(db_path_);
   BuildRecord failed{.commit = "c1",
                      .tree_id = "t1",
@@ -175,13 +175,14 @@ TEST_F(StoreTest, BuildsAreFoundByCacheKey) {
   ok.image_sha256 = "abc";
   int64_t second = store.insert_build(ok);
   EXPECT_NE(first, second);
-  auto found = store.find_build_by_key("t1", "k1", "gcc 12");
+  auto found = store.build(second);
   ASSERT_TRUE(found);
-  EXPECT_EQ(found->id, second);  // the latest
+  EXPECT_EQ(found->tree_id, "t1");
+  EXPECT_EQ(found->compiler, "gcc 12");
   EXPECT_EQ(found->image_sha256, "abc");
   EXPECT_EQ(found->outcome, Outcome::kOk);
   EXPECT_FALSE(found->created_at.empty());
-  EXPECT_FALSE(store.find_build_by_key("t1", "k1", "clang"));
+  EXPECT_FALSE(store.build(second + 1));
   EXPECT_EQ(store.build(first)->log_tail, "error: x");
   EXPECT_EQ(store.last_good_build_of("c1")->id, second);
   EXPECT_FALSE(store.last_good_build_of("c2"));
@@ -204,6 +205,7 @@ TEST_F(StoreTest, RunsAndSamplesAreReadBackByCommitTreeImageAndSession) {
   int64_t session_id = store.create_session(session);
 
   RunRecord run = a_run("c1");
+  run.session_id = session_id;
   run.build_id = build_id;
   std::vector<SampleRecord> samples = {a_sample("c1", 100, 3), a_sample("c1", 110, 3)};
   for (auto& sample : samples) sample.build_id = build_id;
@@ -232,18 +234,16 @@ TEST_F(StoreTest, RunsAndSamplesAreReadBackByCommitTreeImageAndSession) {
                   .empty());
   EXPECT_THROW(store.samples_for({.config_hash = "cfg"}, "read.iops"), Error);
 
-  auto read_back = store.samples_of_commit("c1");
-  ASSERT_EQ(read_back.size(), 2u);
-  EXPECT_EQ(read_back[0].run_id, run_id);
-  EXPECT_EQ(read_back[0].metrics, samples[0].metrics);
-  EXPECT_EQ(read_back[1].session_id, session_id);
-  EXPECT_EQ(read_back[0].kdio_json, samples[0].kdio_json);
   auto of_run = store.samples_of_run(run_id);
   ASSERT_EQ(of_run.size(), 2u);
-  EXPECT_EQ(of_run[1].id, read_back[1].id);
+  EXPECT_EQ(of_run[0].run_id, run_id);
+  EXPECT_EQ(of_run[0].metrics, samples[0].metrics);
+  EXPECT_FALSE(of_run[0].session_id);
+  EXPECT_EQ(of_run[1].session_id, session_id);
+  EXPECT_EQ(of_run[0].kdio_json, samples[0].kdio_json);
   EXPECT_EQ(of_run[1].metrics, samples[1].metrics);
   EXPECT_TRUE(store.samples_of_run(run_id + 1000).empty());
-  auto runs = store.runs_of_commit("c1");
+  auto runs = store.runs_of_session(session_id);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].build_id, build_id);
   EXPECT_EQ(runs[0].boot_seconds, 1.5);
@@ -317,10 +317,11 @@ TEST_F(StoreTest, AFailedWriteLeavesNothingBehind) {
 TEST_F(StoreTest, FailedOutcomesAreRecorded) {
   Store store(db_path_);
   RunRecord run = a_run("c9", Outcome::kBootFailed);
+  run.session_id = store.create_session(SessionRecord{.scenario = "demo"});
   run.boot_seconds.reset();
   run.detail = "Kernel panic - not syncing";
   store.insert_run(run);
-  auto runs = store.runs_of_commit("c9");
+  auto runs = store.runs_of_session(*run.session_id);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].outcome, Outcome::kBootFailed);
   EXPECT_FALSE(runs[0].boot_seconds);
@@ -394,9 +395,8 @@ TEST_F(StoreTest, SessionsStepsAndVerdicts) {
   EXPECT_EQ(verdicts[1].step, 1);
   EXPECT_TRUE(store.steps_of(other).empty());
 
-  store.update_session(id, R"({"progress": 2})");
-  EXPECT_EQ(store.session(id)->result_json, R"({"progress": 2})");
   EXPECT_EQ(store.session(id)->status, SessionStatus::kRunning);
+  EXPECT_THROW(store.finish_session(id, SessionStatus::kDone, "{broken"), Error);
   store.finish_session(id, SessionStatus::kDone, R"({"culprit": "c2", "verdict": "found"})");
   auto done = store.session(id);
   ASSERT_TRUE(done);
@@ -407,7 +407,6 @@ TEST_F(StoreTest, SessionsStepsAndVerdicts) {
   EXPECT_EQ(done->bad_commit, "ccc");
   EXPECT_EQ(done->options_json, session.options_json);
   EXPECT_THROW(store.finish_session(999, SessionStatus::kDone, ""), Error);
-  EXPECT_THROW(store.update_session(id, "{broken"), Error);
 
   auto all = store.sessions();
   ASSERT_EQ(all.size(), 2u);
