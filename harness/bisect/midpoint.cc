@@ -154,14 +154,6 @@ int skip_away(const std::vector<int>& list) {
 
 }  // namespace
 
-std::vector<int> reach_counts(const CommitGraph& graph) {
-  std::vector<int> weight(graph.nodes.size());
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    weight[i] = count_distance(graph, static_cast<int>(i));
-  }
-  return weight;
-}
-
 Midpoint choose_midpoint(const CommitGraph& graph, const std::set<std::string>& skipped) {
   Midpoint result;
   int total = 0;

@@ -29,10 +29,6 @@ struct Midpoint {
 // the candidates: like git, any skip at all switches to the sorted, skip-avoiding choice.
 Midpoint choose_midpoint(const CommitGraph& graph, const std::set<std::string>& skipped);
 
-// The number of candidates each node reaches, itself included (git's weights; nodes that do
-// not touch the paths are traversed but not counted).
-std::vector<int> reach_counts(const CommitGraph& graph);
-
 // Everything `start` reaches inside the graph (its ancestors among the nodes), itself included.
 std::vector<bool> reachable(const CommitGraph& graph, int start);
 

@@ -39,7 +39,6 @@ class PhaseClock {
   PhaseClock(const VmSpec& vm);
   // Called with every console line the watch has seen: moves the deadline on.
   void follow(const ConsoleWatch& watch);
-  bool in_workload() const { return init_time_.has_value(); }
   std::chrono::steady_clock::time_point deadline() const;
   double boot_seconds() const;
   double workload_seconds() const;

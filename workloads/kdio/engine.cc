@@ -17,18 +17,4 @@ std::unique_ptr<IoEngine> make_engine(const Job& job, std::span<const int> fds,
   return nullptr;
 }
 
-const char* engine_name(Engine engine) {
-  switch (engine) {
-    case Engine::kPsync:
-      return "psync";
-    case Engine::kSync:
-      return "sync";
-    case Engine::kLibaio:
-      return "libaio";
-    case Engine::kIoUring:
-      return "io_uring";
-  }
-  return "?";
-}
-
 }  // namespace kdio

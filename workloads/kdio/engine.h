@@ -46,6 +46,4 @@ std::unique_ptr<IoEngine> make_io_uring_engine(const Job& job, std::span<const i
 std::unique_ptr<IoEngine> make_engine(const Job& job, std::span<const int> fds,
                                       std::span<IoUnit> units);
 
-const char* engine_name(Engine engine);
-
 }  // namespace kdio
