@@ -1,7 +1,6 @@
-// Making commits without a work tree: a one-commit repository from a directory of files (the
-// integration tests and the demo turn Debian's extracted linux-source-6.1 into a repository
-// this way), and single commits with a few changed files (test histories, a kernel that does
-// not compile). The commits carry the fixed identity "kbisect <kbisect@localhost>".
+// Test support: making commits without a work tree, a one-commit repository from a directory
+// of files and single commits with a few changed files (test histories, merges). The commits
+// carry the fixed identity "kbisect <kbisect@localhost>".
 #pragma once
 
 #include <cstdint>
