@@ -8,6 +8,7 @@
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/session_id_option.h"
 #include "common/json_text.h"
 
 namespace kbisect {
@@ -98,7 +99,7 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
   // A session goes on asking what it was started with: the options that make the question
   // cannot change on a resume.
   auto* resume = command->add_option("--resume", request.resume, "continue session N as started")
-                     ->check(CLI::PositiveNumber);
+                     ->check(session_id_check());
   for (const char* question :
        {"--good", "--bad", "--strategy", "--confidence", "--paths", "--variant"}) {
     resume->excludes(command->get_option(question));

@@ -8,6 +8,7 @@
 
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
+#include "cli/session_id_option.h"
 #include "common/error.h"
 #include "config/config.h"
 #include "git/repository.h"
@@ -116,7 +117,7 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
 void add_log_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
   auto* command = app.add_subcommand("log", "a bisect session as `git bisect log` (replayable)");
   auto session = std::make_shared<int64_t>(0);
-  command->add_option("session", *session, "session id")->required()->check(CLI::PositiveNumber);
+  command->add_option("session", *session, "session id")->required()->check(session_id_check());
   command->callback([&globals, &action, session] {
     action = [&globals, session] { return print_log(globals, *session); };
   });

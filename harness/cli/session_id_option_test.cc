@@ -1,0 +1,38 @@
+#include "cli/session_id_option.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kbisect {
+namespace {
+
+// What parsing `arguments` with a checked --resume says: "" when it takes them.
+std::string parse_error(std::vector<std::string> arguments) {
+  CLI::App app;
+  int64_t resume = 0;
+  app.add_option("--resume", resume)->check(session_id_check());
+  std::reverse(arguments.begin(), arguments.end());  // CLI11 takes them last first
+  try {
+    app.parse(arguments);
+  } catch (const CLI::ParseError& error) {
+    return error.what();
+  }
+  return resume == 7 ? "" : "wrong value";
+}
+
+TEST(SessionIdOption, SaysWhatASessionIdIs) {
+  const std::string said =
+      "--resume: a session id is a positive integer (see `kbisect query sessions`)";
+  EXPECT_EQ(parse_error({"--resume", "0"}), said);
+  EXPECT_EQ(parse_error({"--resume", "-3"}), said);
+  EXPECT_EQ(parse_error({"--resume", "x7"}), said);
+  EXPECT_EQ(parse_error({"--resume", "99999999999999999999"}), said);
+  EXPECT_EQ(parse_error({"--resume", "7"}), "");
+}
+
+}  // namespace
+}  // namespace kbisect
