@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/json_text.h"
+#include "kdio/spelling.h"
 #include "store/sqlite.h"
 
 namespace kbisect {
@@ -85,11 +86,87 @@ int authorize(void* data, int action, const char* arg1, const char* arg2, const 
   }
 }
 
+struct NamedQuery {
+  std::string_view name;
+  std::string_view argument;  // "" when it takes none
+  std::string_view sql;
+  // An argument that matches nothing is an error that says what there is: an empty table would
+  // read as "nothing measured" when the argument has a typo or is a ref name. `matches` selects
+  // a row when the argument names something; `holds` gives one text for `unmatched`'s {1}.
+  std::string_view matches = {};
+  std::string_view holds = {};
+  std::string_view unmatched = {};
+};
+
+constexpr NamedQuery kNamedQueries[] = {
+    {"sessions", "",
+     "SELECT id, kind, scenario, status, strategy, bad_ref, "
+     "json_extract(result, '$.verdict') AS verdict, json_extract(result, '$.culprit') AS culprit, "
+     "started_at, finished_at FROM sessions ORDER BY id DESC"},
+    {"steps", "SESSION",
+     "SELECT st.step, st.commit_id, st.role, st.candidates_left, v.verdict, v.p_mwu, v.p_ks, "
+     "v.effect, v.samples, v.good_samples, v.bad_samples, v.phase, v.detail FROM steps st "
+     "LEFT JOIN verdicts v ON v.session_id = st.session_id AND v.commit_id = st.commit_id "
+     "WHERE st.session_id = CAST(?1 AS INTEGER) ORDER BY st.step, v.id",
+     "SELECT 1 FROM sessions WHERE id = CAST(?1 AS INTEGER)",
+     "SELECT coalesce(group_concat(id, ', '), 'none') FROM "
+     "(SELECT id FROM sessions ORDER BY id DESC LIMIT 10)",
+     "no session {0} in this database (the latest: {1}; kbisect query sessions lists them)"},
+    {"samples", "COMMIT",
+     "SELECT s.id, s.commit_id, s.variant, s.host, s.accel, s.session_id, s.run_id, "
+     "s.boot_seconds, (SELECT json_group_object(m.metric, m.value) FROM sample_metrics m "
+     "WHERE m.sample_id = s.id) AS metrics, s.created_at FROM samples s "
+     "WHERE substr(s.commit_id, 1, length(?1)) = ?1 ORDER BY s.id",
+     "SELECT 1 FROM samples WHERE substr(commit_id, 1, length(?1)) = ?1 LIMIT 1",
+     "SELECT count(DISTINCT commit_id) FROM samples",
+     "no sample of a commit whose id starts with '{0}': give a commit id or its prefix (a tag or "
+     "branch is not resolved here); the database holds samples of {1} commits, which kbisect "
+     "query 'history METRIC' lists"},
+    {"history", "METRIC",
+     "SELECT s.commit_id, s.variant, substr(s.config_hash, 1, 12) AS config, COUNT(*) AS n, "
+     "AVG(m.value) AS mean, MIN(m.value) AS min, MAX(m.value) AS max, "
+     "MIN(s.created_at) AS first_sample FROM samples s JOIN sample_metrics m "
+     "ON m.sample_id = s.id WHERE m.metric = ?1 "
+     "GROUP BY s.commit_id, s.variant, s.config_hash ORDER BY MIN(s.id)",
+     "SELECT 1 FROM sample_metrics WHERE metric = ?1 LIMIT 1",
+     "SELECT coalesce(group_concat(metric, ', '), 'none') FROM "
+     "(SELECT DISTINCT metric FROM sample_metrics ORDER BY metric)",
+     "no sample has the metric '{0}'; the metrics measured: {1}"},
+};
+
+// "sessions, steps SESSION, samples COMMIT, history METRIC".
+std::string named_query_list() {
+  std::string list;
+  for (const NamedQuery& query : kNamedQueries) {
+    list += fmt::format("{}{}{}{}", list.empty() ? "" : ", ", query.name,
+                        query.argument.empty() ? "" : " ", query.argument);
+  }
+  return list;
+}
+
+// SQLite could not read `sql` as a statement: a single word is then a misspelt named query,
+// and saying so beats SQLite's 'near "sessionz": syntax error'.
+[[noreturn]] void fail_unknown_name(const std::string& word) {
+  std::vector<std::string> names;
+  for (const NamedQuery& query : kNamedQueries) names.emplace_back(query.name);
+  std::optional<std::string> near = kdio::closest_match(word, names);
+  fail("'{}' is not a named query{}; the named queries are {} (anything else is read as SQL)", word,
+       near ? fmt::format(" (did you mean '{}'?)", *near) : "", named_query_list());
+}
+
+// `text` without the blanks around it, if that is one word.
+std::optional<std::string> single_word(std::string_view text) {
+  constexpr std::string_view kBlanks = " \t\r\n";
+  const size_t start = text.find_first_not_of(kBlanks);
+  if (start == std::string_view::npos) return std::nullopt;
+  std::string_view word = text.substr(start, text.find_last_not_of(kBlanks) + 1 - start);
+  if (word.find_first_of(kBlanks) != std::string_view::npos) return std::nullopt;
+  return std::string(word);
+}
+
 [[noreturn]] void refuse(const std::string& why) {
-  fail(
-      "kbisect query is read-only: {}; use a SELECT statement or a named query (sessions, "
-      "steps SESSION, samples COMMIT, history METRIC)",
-      why);
+  fail("kbisect query is read-only: {}; use a SELECT statement or a named query ({})", why,
+       named_query_list());
 }
 
 ResultSet run_guarded(sqlite3* db, std::string_view sql,
@@ -102,6 +179,7 @@ ResultSet run_guarded(sqlite3* db, std::string_view sql,
   Unique<sqlite3_stmt, sqlite3_finalize> statement(raw);
   if (rc != SQLITE_OK) {
     if (!guard.refusal.empty()) refuse(guard.refusal);
+    if (auto word = single_word(sql)) fail_unknown_name(*word);
     fail("kbisect query: {}", sqlite3_errmsg(db));
   }
   if (statement == nullptr) fail("kbisect query: no SQL statement given");
@@ -216,54 +294,6 @@ void print_json(const ResultSet& result, std::ostream& out) {
   out << json_text(rows, 2) << "\n";
 }
 
-struct NamedQuery {
-  std::string_view name;
-  std::string_view argument;  // "" when it takes none
-  std::string_view sql;
-  // An argument that matches nothing is an error that says what there is: an empty table would
-  // read as "nothing measured" when the argument has a typo or is a ref name. `matches` selects
-  // a row when the argument names something; `holds` gives one text for `unmatched`'s {1}.
-  std::string_view matches = {};
-  std::string_view holds = {};
-  std::string_view unmatched = {};
-};
-
-constexpr NamedQuery kNamedQueries[] = {
-    {"sessions", "",
-     "SELECT id, kind, scenario, status, strategy, bad_ref, "
-     "json_extract(result, '$.verdict') AS verdict, json_extract(result, '$.culprit') AS culprit, "
-     "started_at, finished_at FROM sessions ORDER BY id DESC"},
-    {"steps", "SESSION",
-     "SELECT st.step, st.commit_id, st.role, st.candidates_left, v.verdict, v.p_mwu, v.p_ks, "
-     "v.effect, v.samples, v.good_samples, v.bad_samples, v.phase, v.detail FROM steps st "
-     "LEFT JOIN verdicts v ON v.session_id = st.session_id AND v.commit_id = st.commit_id "
-     "WHERE st.session_id = CAST(?1 AS INTEGER) ORDER BY st.step, v.id",
-     "SELECT 1 FROM sessions WHERE id = CAST(?1 AS INTEGER)",
-     "SELECT coalesce(group_concat(id, ', '), 'none') FROM "
-     "(SELECT id FROM sessions ORDER BY id DESC LIMIT 10)",
-     "no session {0} in this database (the latest: {1}; kbisect query sessions lists them)"},
-    {"samples", "COMMIT",
-     "SELECT s.id, s.commit_id, s.variant, s.host, s.accel, s.session_id, s.run_id, "
-     "s.boot_seconds, (SELECT json_group_object(m.metric, m.value) FROM sample_metrics m "
-     "WHERE m.sample_id = s.id) AS metrics, s.created_at FROM samples s "
-     "WHERE substr(s.commit_id, 1, length(?1)) = ?1 ORDER BY s.id",
-     "SELECT 1 FROM samples WHERE substr(commit_id, 1, length(?1)) = ?1 LIMIT 1",
-     "SELECT count(DISTINCT commit_id) FROM samples",
-     "no sample of a commit whose id starts with '{0}': give a commit id or its prefix (a tag or "
-     "branch is not resolved here); the database holds samples of {1} commits, which kbisect "
-     "query 'history METRIC' lists"},
-    {"history", "METRIC",
-     "SELECT s.commit_id, s.variant, substr(s.config_hash, 1, 12) AS config, COUNT(*) AS n, "
-     "AVG(m.value) AS mean, MIN(m.value) AS min, MAX(m.value) AS max, "
-     "MIN(s.created_at) AS first_sample FROM samples s JOIN sample_metrics m "
-     "ON m.sample_id = s.id WHERE m.metric = ?1 "
-     "GROUP BY s.commit_id, s.variant, s.config_hash ORDER BY MIN(s.id)",
-     "SELECT 1 FROM sample_metrics WHERE metric = ?1 LIMIT 1",
-     "SELECT coalesce(group_concat(metric, ', '), 'none') FROM "
-     "(SELECT DISTINCT metric FROM sample_metrics ORDER BY metric)",
-     "no sample has the metric '{0}'; the metrics measured: {1}"},
-};
-
 void check_argument_matches(sqlite3* db, const NamedQuery& query, const std::string& argument) {
   if (query.matches.empty() || !run_guarded(db, query.matches, {argument}).rows.empty()) return;
   std::string holds = run_guarded(db, query.holds, {}).rows.at(0).at(0).text;
@@ -303,6 +333,25 @@ std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_quer
   return std::nullopt;
 }
 
+// SQLite alone says "file is not a database" or "no such table: sessions", naming neither the
+// file nor what was expected of it.
+void check_results_database(sqlite3* db, const std::filesystem::path& path) {
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(db,
+                              "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
+                              "IN ('sessions', 'samples', 'sample_metrics')",
+                              -1, &raw, nullptr);
+  Unique<sqlite3_stmt, sqlite3_finalize> statement(raw);
+  if (rc == SQLITE_OK) rc = sqlite3_step(statement.get());
+  if (rc == SQLITE_ROW && sqlite3_column_int(statement.get(), 0) == 3) return;
+  fail(
+      "{} is not a kbisect results database ({}); pass --db with the database kbisect run or "
+      "bisect wrote (results/kbisect.db unless the config's database: names another)",
+      path.string(),
+      rc == SQLITE_ROW ? "it has no sessions, samples and sample_metrics tables"
+                       : sqlite3_errmsg(db));
+}
+
 }  // namespace
 
 QueryFormat parse_query_format(std::string_view text) {
@@ -315,6 +364,7 @@ QueryFormat parse_query_format(std::string_view text) {
 void run_query(const std::filesystem::path& db_path, const std::string& sql_or_name,
                QueryFormat format, std::ostream& out) {
   Database db = open_read_only(db_path);
+  check_results_database(db.get(), db_path);
   ResultSet result;
   if (auto named = named_query(sql_or_name)) {
     const auto& [query, arguments] = *named;

@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/temp_dir.h"
 #include "store/schema.h"
+#include "store/sqlite.h"
 #include "store/store.h"
 
 namespace kbisect {
@@ -221,6 +223,43 @@ TEST_F(QueryTest, WritesAreRefused) {
               HasSubstr(std::to_string(schema_version())));
   EXPECT_THAT(query("SELECT COUNT(*) FROM sqlite_master WHERE name = 'samples'", QueryFormat::kCsv),
               HasSubstr("\r\n1\r\n"));
+}
+
+TEST_F(QueryTest, AWordThatIsNoNamedQueryListsThem) {
+  EXPECT_EQ(error_of("sessionz"),
+            "'sessionz' is not a named query (did you mean 'sessions'?); the named queries are "
+            "sessions, steps SESSION, samples COMMIT, history METRIC (anything else is read as "
+            "SQL)");
+  EXPECT_THAT(error_of(" frobnicate "), StartsWith("'frobnicate' is not a named query; the"));
+}
+
+// SQLite alone says "file is not a database" or "no such table: sessions", without the file.
+TEST_F(QueryTest, AFileThatIsNoResultsDatabaseIsNamed) {
+  auto error_with = [&](const fs::path& file) {
+    try {
+      std::ostringstream out;
+      run_query(file, "sessions", QueryFormat::kTable, out);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const fs::path text = dir_ / "notes.txt";
+  write_file(text, std::string(4096, 'x'));
+  EXPECT_THAT(error_with(text),
+              StartsWith(text.string() + " is not a kbisect results database (file is not a "
+                                         "database); pass --db with the database"));
+  const fs::path empty = dir_ / "empty.db";
+  write_file(empty, "");
+  EXPECT_THAT(error_with(empty),
+              StartsWith(empty.string() + " is not a kbisect results database (it has no "
+                                          "sessions, samples and sample_metrics tables)"));
+  const fs::path other = dir_ / "other.db";
+  {
+    Database db = open_read_write(other);
+    execute(db.get(), "CREATE TABLE sessions (x)");
+  }
+  EXPECT_THAT(error_with(other), HasSubstr(" is not a kbisect results database"));
 }
 
 TEST_F(QueryTest, OtherErrorsAreClear) {
