@@ -122,15 +122,6 @@ std::optional<BuildRecord> Store::build(int64_t id) {
   return read_build(query);
 }
 
-std::optional<BuildRecord> Store::last_good_build_of(const std::string& commit) {
-  Statement query(db_.get(), fmt::format("SELECT {} FROM builds WHERE commit_id = ?1 AND "
-                                         "outcome = 'ok' ORDER BY id DESC LIMIT 1",
-                                         kBuildColumns));
-  query.bind(commit);
-  if (!query.step()) return std::nullopt;
-  return read_build(query);
-}
-
 int64_t Store::insert_run(const RunRecord& run, const std::vector<SampleRecord>& samples) {
   Transaction transaction(db_.get());
   Statement insert(db_.get(),

@@ -27,8 +27,6 @@ class Store {
 
   int64_t insert_build(const BuildRecord& build);
   std::optional<BuildRecord> build(int64_t id);
-  // The newest successful build of `commit`, if any.
-  std::optional<BuildRecord> last_good_build_of(const std::string& commit);
 
   // The run and its samples (their run_id is filled in) in one transaction.
   int64_t insert_run(const RunRecord& run, const std::vector<SampleRecord>& samples = {});
