@@ -57,7 +57,7 @@ void print_mark(const Subjects& subjects, const std::string& mark, const std::st
 }
 
 int print_log(const GlobalOptions& globals, int64_t session_id) {
-  Store store(existing_database_path(globals));
+  Store store = Store::for_reading(existing_database_path(globals));
   auto session = store.session(session_id);
   if (!session || session->kind != SessionKind::kBisect) {
     fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", session_id,

@@ -55,7 +55,7 @@ int64_t reported_session(Store& store, int64_t id) {
 }
 
 int report(const GlobalOptions& globals, const ReportOptions& options) {
-  Store store(existing_database_path(globals));
+  Store store = Store::for_reading(existing_database_path(globals));
   ReportData data =
       load_report_data(store, reported_session(store, session_id(store, options.session)));
   add_scenario_facts(data);

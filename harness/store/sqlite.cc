@@ -1,6 +1,11 @@
 #include "store/sqlite.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cctype>
 #include <chrono>
+#include <cstring>
 #include <system_error>
 #include <thread>
 
@@ -25,6 +30,19 @@ Database open_with(const std::filesystem::path& path, int flags) {
   sqlite3_extended_result_codes(db.get(), 1);
   sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
   return db;
+}
+
+// file:PATH?immutable=1, PATH percent-encoded as RFC 3986 asks.
+std::string immutable_uri(const std::filesystem::path& absolute) {
+  std::string uri = "file:";
+  for (unsigned char c : absolute.string()) {
+    if (std::isalnum(c) || std::strchr("/-._~", c) != nullptr) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += fmt::format("%{:02X}", c);
+    }
+  }
+  return uri + "?immutable=1";
 }
 
 // SQLite answers one of two connections that switch a new database to WAL at the same moment
@@ -76,7 +94,12 @@ Database open_read_only(const std::filesystem::path& path) {
   if (!std::filesystem::is_regular_file(path, error)) {
     fail("no database at {}; run kbisect run or bisect first, or pass --db FILE", path.string());
   }
-  Database db = open_with(path, SQLITE_OPEN_READONLY);
+  const std::filesystem::path absolute = std::filesystem::absolute(path);
+  const bool can_read_live = ::access(absolute.parent_path().c_str(), W_OK) == 0 ||
+                             std::filesystem::exists(absolute.string() + "-shm", error);
+  Database db = can_read_live
+                    ? open_with(path, SQLITE_OPEN_READONLY)
+                    : open_with(immutable_uri(absolute), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
   execute(db.get(), "PRAGMA query_only=1");
   return db;
 }

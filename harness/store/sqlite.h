@@ -21,7 +21,9 @@ using Database = Unique<sqlite3, sqlite3_close_v2>;
 // synchronous=FULL (a committed sample survives a power cut, not only a kill).
 Database open_read_write(const std::filesystem::path& path);
 
-// Read-only by construction: SQLITE_OPEN_READONLY and query_only. The file must exist.
+// Read-only by construction: SQLITE_OPEN_READONLY and query_only. The file must exist. In a
+// directory this user cannot write, where no writer has the database open (it has no -shm
+// file), SQLite could not create the -shm file reading takes: there it is opened immutable.
 Database open_read_only(const std::filesystem::path& path);
 
 // How long a connection waits for another process's write lock before giving up.

@@ -100,6 +100,25 @@ Store::Store(const std::filesystem::path& path) : path_(path), db_(open_read_wri
   migrate(db_.get());
 }
 
+Store::Store(std::filesystem::path path, Database db)
+    : path_(std::move(path)), db_(std::move(db)) {}
+
+Store Store::for_reading(const std::filesystem::path& path) {
+  const std::filesystem::path directory = std::filesystem::absolute(path).parent_path();
+  if (::access(path.c_str(), W_OK) == 0 && ::access(directory.c_str(), W_OK) == 0) {
+    return Store(path);
+  }
+  Database db = open_read_only(path);
+  if (const int version = database_version(db.get()); version != schema_version()) {
+    fail(
+        "database {} has schema version {} and this kbisect reads {}; it cannot bring it up to "
+        "date without write access: ask its owner to run any kbisect command on it, or use the "
+        "kbisect that wrote it",
+        path.string(), version, schema_version());
+  }
+  return Store(path, std::move(db));
+}
+
 int64_t Store::insert_build(const BuildRecord& build) {
   Transaction transaction(db_.get());
   Statement insert(

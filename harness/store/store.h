@@ -20,6 +20,11 @@ class Store {
   // Opens (creating the file and its directory) and migrates to the current schema.
   explicit Store(const std::filesystem::path& path);
 
+  // For commands that only read (report, log): as Store(path) where this user may write the
+  // database, else read-only as it is (another account's nightly database), which must then
+  // be of this kbisect's schema.
+  static Store for_reading(const std::filesystem::path& path);
+
   const std::filesystem::path& path() const { return path_; }
 
   // Makes the writes until its commit() one transaction, for rows that must exist together.
@@ -73,6 +78,8 @@ class Store {
   void unlock(const std::string& name);
 
  private:
+  Store(std::filesystem::path path, Database db);
+
   int64_t insert_sample_row(const SampleRecord& sample);
   std::vector<SampleRecord> read_samples(Statement& query);  // rows of kSampleColumns
 

@@ -619,5 +619,41 @@ TEST(SkipReason, IsTheDetailOfTheCommitsLastSkip) {
   EXPECT_EQ(skip_reason(verdicts, "d"), "no reason stored");
 }
 
+// A database of another account (a nightly's) in a directory this user cannot write: report
+// and log read it as it is, where opening it failed (SQLite could not create the -shm file
+// its reading takes, nor switch it to WAL). Read in a child as another user when root.
+TEST_F(StoreTest, ADatabaseInADirectoryThisUserCannotWriteIsRead) {
+  {
+    Store store(db_path_);
+    SessionRecord session;
+    session.bad_commit = "b";
+    store.create_session(session);
+  }
+  ASSERT_FALSE(fs::exists(db_path_.string() + "-shm"));
+  for (fs::path dir = db_path_.parent_path(); dir != dir_.parent_path(); dir = dir.parent_path()) {
+    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+  }
+  fs::permissions(db_path_.parent_path(), fs::perms::owner_write, fs::perm_options::remove);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::geteuid() == 0 &&
+        (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)) {
+      ::_exit(3);
+    }
+    try {
+      ::_exit(Store::for_reading(db_path_).sessions().size() == 1 ? 0 : 1);
+    } catch (const std::exception&) {
+      ::_exit(2);
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  fs::permissions(db_path_.parent_path(), fs::perms::owner_write, fs::perm_options::add);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(fs::exists(db_path_.string() + "-shm"));
+}
+
 }  // namespace
 }  // namespace kbisect
