@@ -274,24 +274,40 @@ void print_csv(const ResultSet& result, std::ostream& out) {
   }
 }
 
-void print_json(const ResultSet& result, std::ostream& out) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& row : result.rows) {
-    nlohmann::json object = nlohmann::json::object();
-    for (size_t c = 0; c < row.size(); ++c) {
-      const Cell& cell = row[c];
-      nlohmann::json& value = object[result.columns[c]];
-      if (cell.type == SQLITE_INTEGER) {
-        value = std::stoll(cell.text);
-      } else if (cell.type == SQLITE_FLOAT) {
-        value = cell.real;
-      } else if (cell.type != SQLITE_NULL) {
-        value = cell.text;
-      }
-    }
-    rows.push_back(std::move(object));
+// The columns' names as keys of one object: a name that repeats ("SELECT s.id, v.id") gets
+// ":2", ":3", ... where one key would have kept only the last column.
+std::vector<std::string> json_keys(const std::vector<std::string>& columns) {
+  std::vector<std::string> keys;
+  std::set<std::string> taken;
+  for (const std::string& column : columns) {
+    std::string key = column;
+    for (int n = 2; taken.contains(key); ++n) key = fmt::format("{}:{}", column, n);
+    taken.insert(key);
+    keys.push_back(key);
   }
-  out << json_text(rows, 2) << "\n";
+  return keys;
+}
+
+nlohmann::json json_value(const Cell& cell) {
+  if (cell.type == SQLITE_INTEGER) return std::stoll(cell.text);
+  if (cell.type == SQLITE_FLOAT) return cell.real;
+  if (cell.type == SQLITE_NULL) return nullptr;
+  return cell.text;
+}
+
+// One object a row, its keys in the columns' order (a JSON object would sort them).
+void print_json(const ResultSet& result, std::ostream& out) {
+  const std::vector<std::string> keys = json_keys(result.columns);
+  out << "[";
+  for (size_t r = 0; r < result.rows.size(); ++r) {
+    out << (r == 0 ? "\n  {" : ",\n  {");
+    for (size_t c = 0; c < keys.size(); ++c) {
+      out << (c == 0 ? "" : ", ") << json_text(keys[c]) << ": "
+          << json_text(json_value(result.rows[r][c]));
+    }
+    out << "}";
+  }
+  out << (result.rows.empty() ? "]\n" : "\n]\n");
 }
 
 void check_argument_matches(sqlite3* db, const NamedQuery& query, const std::string& argument) {

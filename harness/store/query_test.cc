@@ -122,6 +122,14 @@ TEST_F(QueryTest, JsonKeepsTypes) {
   EXPECT_TRUE(rows[0]["n"].is_null());
 }
 
+// Every column is kept, in the order selected: one object key a name kept only the last of
+// two columns named alike (SELECT s.id, v.id), and the keys came out sorted.
+TEST_F(QueryTest, JsonKeepsEveryColumnInOrder) {
+  EXPECT_EQ(query("SELECT 2 AS b, 1 AS a, 3 AS a, 4 AS \"a:2\"", QueryFormat::kJson),
+            "[\n  {\"b\": 2, \"a\": 1, \"a:2\": 3, \"a:2:2\": 4}\n]\n");
+  EXPECT_EQ(query("SELECT 1 AS a WHERE 0", QueryFormat::kJson), "[]\n");
+}
+
 TEST_F(QueryTest, NamedQueries) {
   auto sessions = nlohmann::json::parse(query("sessions", QueryFormat::kJson));
   ASSERT_EQ(sessions.size(), 1u);
