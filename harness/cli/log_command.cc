@@ -57,6 +57,12 @@ void print_mark(const Subjects& subjects, const std::string& mark, const std::st
 }
 
 int print_log(const GlobalOptions& globals, int64_t session_id) {
+  if (globals.json) {
+    fail(
+        "--json: log prints what `git bisect replay` reads; for a session's steps as JSON use "
+        "`kbisect query --format json steps {}`",
+        session_id);
+  }
   Store store = Store::for_reading(existing_database_path(globals));
   auto session = store.session(session_id);
   if (!session || session->kind != SessionKind::kBisect) {

@@ -12,15 +12,17 @@ void add_query_command(CLI::App& app, const GlobalOptions& globals, CommandActio
       "query",
       "read-only SQL against the results database, or a named query: sessions, steps SESSION, "
       "samples COMMIT, history METRIC");
-  auto format = std::make_shared<std::string>("table");
+  auto format = std::make_shared<std::string>();
   auto words = std::make_shared<std::vector<std::string>>();
-  command->add_option("--format", *format, "table, csv or json")->capture_default_str();
+  command->add_option("--format", *format,
+                      "table, csv or json (default: json with --json, else table)");
   command->add_option("query", *words, "SQL statement or named query")->required();
   command->callback([&globals, &action, format, words] {
     action = [&globals, format, words] {
       std::string text;
       for (const auto& word : *words) text += (text.empty() ? "" : " ") + word;
-      run_query(existing_database_path(globals), text, parse_query_format(*format), std::cout);
+      const std::string chosen = !format->empty() ? *format : globals.json ? "json" : "table";
+      run_query(existing_database_path(globals), text, parse_query_format(chosen), std::cout);
       return 0;
     };
   });

@@ -55,6 +55,11 @@ int64_t reported_session(Store& store, int64_t id) {
 }
 
 int report(const GlobalOptions& globals, const ReportOptions& options) {
+  if (globals.json) {
+    fail(
+        "--json: report prints text (and --html FILE); for a session's data as JSON use "
+        "`kbisect query --format json` (named queries: sessions, steps N, samples COMMIT)");
+  }
   Store store = Store::for_reading(existing_database_path(globals));
   ReportData data =
       load_report_data(store, reported_session(store, session_id(store, options.session)));

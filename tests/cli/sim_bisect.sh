@@ -249,6 +249,16 @@ git bisect reset >/dev/null 2>&1
   fail "query found no samples"
 if "$kbisect" --db "$db" query "delete from samples" 2>"$work/query.err"; then fail "query wrote"; fi
 grep -q "read-only" "$work/query.err" || fail "no read-only message: $(cat "$work/query.err")"
+# The global --json: query answers in JSON; log and report, which print text, say so.
+"$kbisect" --db "$db" --json query sessions | python3 -c 'import json, sys; json.load(sys.stdin)' ||
+  fail "--json query is not JSON"
+for command in "log 1" "report 1"; do
+  # shellcheck disable=SC2086
+  if "$kbisect" --db "$db" --json $command >/dev/null 2>"$work/json.err"; then
+    fail "--json $command printed text"
+  fi
+  grep -q "kbisect query --format json" "$work/json.err" || fail "--json $command: $(cat "$work/json.err")"
+done
 
 # At this author date the planted commit's first three samples draw high and the search
 # judges it good; the confirmation finds the commit named first no worse than it, and the
