@@ -19,6 +19,20 @@ struct BisectOptions {
   BisectRequest request;
 };
 
+// A --paths value as libgit2's pathspecs take it, relative to the top of the tree: git's
+// "./fs/ext4/" is "fs/ext4". Returns why it cannot be one, or "".
+std::string normalize_path(std::string& path) {
+  if (!is_utf8(path)) return "not UTF-8 text (a session keeps its paths as JSON)";
+  if (path.starts_with(":")) {
+    return "pathspec magic (:(glob), :!...) is not supported; give plain paths or wildcards";
+  }
+  if (path.starts_with("/")) return "give a path relative to the top of the kernel tree";
+  while (path.starts_with("./")) path.erase(0, 2);
+  while (path.size() > 1 && path.ends_with("/")) path.pop_back();
+  if (path.empty() || path == "." || path == "/") return "names the whole tree: leave --paths out";
+  return "";
+}
+
 int exit_code(const std::string& verdict) {
   if (verdict == "found" || verdict == "no-regression") return 0;
   return verdict == "only-skipped" ? 2 : 1;
@@ -87,12 +101,7 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
                    "bayes 0.95)")
       ->check(CLI::Range(0.5, 0.9999));
   command->add_option("--paths", request.paths, "only commits touching these paths")
-      ->check(CLI::Validator(
-          [](const std::string& path) {
-            return is_utf8(path) ? std::string()
-                                 : "not UTF-8 text (a session keeps its paths as JSON)";
-          },
-          "UTF-8"));
+      ->transform(CLI::Validator(normalize_path, "PATH"));
   command->add_option("--variant", request.variant, "workload variant (default: none)");
   auto* fresh =
       command->add_flag("--fresh", request.fresh, "start a new session even if one answered this");

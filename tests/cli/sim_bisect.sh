@@ -199,9 +199,10 @@ grep -q "^# commit subjects are unavailable: cannot read config $work/gone.yaml"
 git bisect replay "$work/gone.log" >"$work/gone.out" 2>&1 || fail "replay: $(cat "$work/gone.out")"
 grep -q "^$planted is the first bad commit" "$work/gone.out" || fail "gone replay: $(cat "$work/gone.out")"
 git bisect reset >/dev/null 2>&1
-# With path limiting the log starts as git's does, so replay considers the same commits.
+# With path limiting the log starts as git's does, so replay considers the same commits. A
+# path is taken as git takes it ("./file" is "file").
 limited=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
-  --paths file | tail -n 1)
+  --paths ./file | tail -n 1)
 session=$(grep -o '"session":[0-9]*' <<<"$limited" | cut -d: -f2)
 "$kbisect" --db "$db" log "$session" >"$work/limited.log"
 [[ $(head -n 1 "$work/limited.log") == "git bisect start '--' 'file'" ]] ||
@@ -224,6 +225,11 @@ status=0
 [[ $status -ne 0 ]] || fail "a path that is not UTF-8 was accepted"
 grep -q -- "--paths: not UTF-8 text" "$work/bad-path.out" || fail "bad path: $(cat "$work/bad-path.out")"
 [[ ! -e "$work/bad-path.db" ]] || fail "a refused bisection created its database"
+status=0
+"$kbisect" --db "$work/bad-path.db" bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
+  --paths ':(glob)**/file' >"$work/bad-path.out" 2>&1 || status=$?
+[[ $status -eq 1 ]] && grep -q -- "--paths: pathspec magic (:(glob), :!...) is not supported" \
+  "$work/bad-path.out" || fail "pathspec magic: exit $status: $(cat "$work/bad-path.out")"
 # When the planted commit does not boot, only it and the bad commit above it remain: kbisect
 # says so and lists them with the skip's reason, and its log leaves git with the same two.
 sed -e 's|^name: sim-cli|name: sim-only-skipped|' -e 's|"change 20", outcome: build-failed|"change 27", outcome: boot-failed|' \
