@@ -352,19 +352,20 @@ done
 [[ ! -e $work/missing.db ]] || fail "a command that only reads created $work/missing.db"
 
 # A bisection its scenario cannot run (a sim change that names no candidate, said at its
-# FILE:LINE; a variant the workload does not have, found before any kernel is built) fails and
-# stores no session.
+# FILE:LINE; a variant the workload does not have, found before any kernel is built; a variant
+# for the sim runner, which runs no workload) fails and stores no session.
 sessions=$(sqlite3 "$db" "select count(*) from sessions")
 sed -e 's/^name: sim-cli/name: sim-no-such-change/' -e 's/"change 27"/"no such subject"/' \
   "$work/sim.yaml" >"$work/no-change.yaml"
 printf '[read]\nrw=randread\n' >"$work/read.fio"
 printf 'name: no-variant\nkernel: {repo: %s}\nvm: {runner: qemu}\nworkload: {jobs: [read.fio]}\n%s\n' \
   "$work/repo" "metrics: [{name: read.iops, better: higher}]" >"$work/no-variant.yaml"
-for args in "-c $work/no-change.yaml" "-c $work/no-variant.yaml --variant nope"; do
+for args in "-c $work/no-change.yaml" "-c $work/no-variant.yaml --variant nope" \
+  "-c $work/sim.yaml --variant nope"; do
   # shellcheck disable=SC2086 # $args is the word list it reads as
   "$kbisect" --db "$db" bisect $args --good "$good" --bad "$bad" 2>"$work/cannot.err" &&
     fail "bisect $args ran"
-  grep -q "no-change.yaml:[0-9]*:[0-9]*: sim.changes\[0\].commit: 'no such subject' is not among the candidate commits\|has no variant 'nope'" "$work/cannot.err" ||
+  grep -q "no-change.yaml:[0-9]*:[0-9]*: sim.changes\[0\].commit: 'no such subject' is not among the candidate commits\|has no variant 'nope'\|--variant nope: runner: sim draws its samples from a model" "$work/cannot.err" ||
     fail "bisect $args: $(cat "$work/cannot.err")"
 done
 [[ $(sqlite3 "$db" "select count(*) from sessions") == "$sessions" ]] ||
