@@ -160,9 +160,10 @@ MeasureSetup measure_setup(const Scenario& scenario, const BisectRequest& reques
   MeasureSetup setup;
   if (scenario.vm.runner == RunnerKind::kSim) {
     if (!request.variant.empty()) {
-      fail("--variant {}: runner: sim draws its samples from a model and runs no workload; "
-           "leave --variant out",
-           request.variant);
+      fail(
+          "--variant {}: runner: sim draws its samples from a model and runs no workload; "
+          "leave --variant out",
+          request.variant);
     }
     setup.model.emplace(candidates.graph, candidates.goods.front(), scenario.sim);
   } else {

@@ -44,8 +44,10 @@ std::unique_ptr<Runner> make_runner(const Scenario& scenario, const std::filesys
     case RunnerKind::kSim:
       break;
   }
-  fail("{}: runner: sim measures no kernel; it serves `kbisect bisect` and `kbisect nightly` only (statistical tests)",
-       scenario.source_file.string());
+  fail(
+      "{}: runner: sim measures no kernel; it serves `kbisect bisect` and `kbisect nightly` only "
+      "(statistical tests)",
+      scenario.source_file.string());
 }
 
 }  // namespace kbisect

@@ -59,6 +59,15 @@ class StoreJournalTest : public testing::Test {
     return entry;
   }
 
+  // `commit` builds the same kernel image as `same_as`, measured before.
+  JournalEntry alias(const std::string& commit, const std::string& same_as) {
+    JournalEntry entry;
+    entry.kind = JournalEntry::Kind::kAlias;
+    entry.commit = commit;
+    entry.detail = same_as;
+    return entry;
+  }
+
   JournalEntry bad_verdict(const std::string& commit) {
     JournalEntry entry;
     entry.kind = JournalEntry::Kind::kVerdict;
@@ -133,12 +142,9 @@ TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
   StoreJournal journal(*store_, events_, writer, session_);
   writer.store_run("c2", 10);
   journal.append(sample("c2", 10));
-  JournalEntry alias;
-  alias.kind = JournalEntry::Kind::kAlias;
-  alias.commit = "c1";
-  alias.detail = "c2";
-  alias.candidates_left = 3;
-  journal.append(alias);
+  JournalEntry c1_as_c2 = alias("c1", "c2");
+  c1_as_c2.candidates_left = 3;
+  journal.append(c1_as_c2);
   journal.append(bad_verdict("c1"));
 
   const auto steps = store_->steps_of(session_);
@@ -166,13 +172,8 @@ TEST_F(StoreJournalTest, ACommitIsMeasuredAsTheCommitItsImageStoodFor) {
   StoreJournal journal(*store_, events_, writer, session_);
   writer.store_run("c3", 10);
   journal.append(sample("c3", 10));
-  for (auto [commit, same_as] : {std::pair{"c2", "c3"}, {"c1", "c2"}}) {
-    JournalEntry alias;
-    alias.kind = JournalEntry::Kind::kAlias;
-    alias.commit = commit;
-    alias.detail = same_as;
-    journal.append(alias);
-  }
+  journal.append(alias("c2", "c3"));
+  journal.append(alias("c1", "c2"));
   EXPECT_EQ(measured_as(*store_, session_, "c1"), "c3");
   EXPECT_EQ(measured_as(*store_, session_, "c3"), "c3");
   EXPECT_EQ(measured_as(*store_, session_, "c9"), "c9");
