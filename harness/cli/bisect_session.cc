@@ -244,7 +244,7 @@ BisectRequest request_of(const SessionRecord& session) {
 }
 
 BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request,
-                     int64_t& session_id) {
+                     int64_t* session_id) {
   const auto start = std::chrono::steady_clock::now();
   const Scenario& scenario = context.scenario;
   Store& store = context.store;
@@ -276,7 +276,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo, const Bise
   if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
   BisectRun run;
   run.session = earlier ? *earlier : new_session(context, asked, candidates);
-  session_id = run.session.id;
+  if (session_id) *session_id = run.session.id;
   // One process runs a session at a time: a second one would journal samples the first never
   // sees. A process killed outright leaves the lock behind, and the next run takes it over.
   StoreLock lock(store, fmt::format("bisect:{}", run.session.id));

@@ -38,9 +38,9 @@ struct BisectRun {
   double seconds = 0;
 };
 
-// `session_id` is set once the session exists, for a caller to name a search that stopped.
+// `*session_id` is set once the session exists, for a caller to name a search that stopped.
 BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request,
-                     int64_t& session_id);
+                     int64_t* session_id = nullptr);
 
 // The result object of a bisection that stopped on `error` (verdict "aborted"): what the
 // session (none: 0; no store: none could be opened) measured up to there. It stays resumable.

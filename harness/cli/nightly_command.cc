@@ -182,8 +182,7 @@ Outcome compare_and_bisect(CommandContext& context, const Repository& repo,
   request.goods = {baseline.commit};
   request.bad = tip;
   request.variant = scenario.nightly->variant;
-  int64_t session_id = 0;
-  BisectRun run = run_bisect(context, repo, request, session_id);
+  BisectRun run = run_bisect(context, repo, request);
   if (context.events.mode() != Events::Mode::kJsonLines) {
     if (run.answered_before) {
       fmt::print("bisect session {} answered this comparison before; nothing was measured\n",
