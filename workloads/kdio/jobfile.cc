@@ -57,6 +57,10 @@ class Builder {
 
   JobState& global() { return global_; }
 
+  // As fio: each job file starts from the defaults, not from an earlier file's [global] (whose
+  // filename= could name another file's device).
+  void start_file() { global_ = JobState{}; }
+
   void add_job(JobState state, const std::string& base_name, const std::string& where) {
     if (state.job.name.empty()) state.job.name = base_name;
     Job job = finish(state, where);
@@ -280,6 +284,7 @@ JobFile parse_job_text(std::string_view text, const std::string& file_name, cons
 JobFile parse_job_files(const std::vector<std::string>& paths, const Environment& env) {
   Builder builder;
   for (size_t i = 0; i < paths.size(); ++i) {
+    builder.start_file();
     const std::string text = read_file_from_disk(paths[i]);
     parse_sections(builder, read_ini(IniText{text, paths[i]}, env, read_file_from_disk), i > 0);
   }

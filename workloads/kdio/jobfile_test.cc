@@ -286,16 +286,21 @@ class JobFilesTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-TEST_F(JobFilesTest, GlobalsCarryOverAndLaterFilesStartWithAStonewall) {
+// As fio 3.33 does: a job file's [global] holds for the jobs below it in that file only, so
+// one file's filename= never reaches another's jobs.
+TEST_F(JobFilesTest, GlobalsStayInTheirFileAndLaterFilesStartWithAStonewall) {
   write("inc/common.fio", "direct=1\n");
-  const std::string first =
-      write("a.fio", "[global]\nsize=1m\n[a1]\ninclude inc/common.fio\n[a2]\n");
-  const std::string second = write("b.fio", "[b1]\n[b2]\n");
+  const std::string first = write(
+      "a.fio", "[global]\nsize=1m\nfilename=/dev/first\n[a1]\ninclude inc/common.fio\n[a2]\n");
+  const std::string second = write("b.fio", "[b1]\nsize=2m\n[b2]\nsize=2m\n");
   const JobFile file = parse_job_files({first, second}, {});
   ASSERT_EQ(file.jobs.size(), 4u);
   EXPECT_TRUE(file.jobs[0].direct);
   EXPECT_FALSE(file.jobs[1].direct);
-  EXPECT_EQ(file.jobs[2].file_size, 1u << 20);  // [global] of a.fio
+  EXPECT_EQ(file.jobs[1].file_size, 1u << 20);  // [global] of a.fio
+  EXPECT_EQ(file.jobs[2].file_size, 2u << 20);
+  EXPECT_EQ(file.jobs[1].files, std::vector<std::string>{"/dev/first"});
+  EXPECT_EQ(file.jobs[2].files, std::vector<std::string>{"b1.0.0"});
   EXPECT_TRUE(file.jobs[2].stonewall);
   EXPECT_FALSE(file.jobs[3].stonewall);
   EXPECT_EQ(file.jobs[1].group_id, 0);
