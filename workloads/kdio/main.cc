@@ -2,10 +2,13 @@
 // stdout carries only the report; diagnostics go to stderr.
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,7 @@ Args parse_args(int argc, char** argv) {
       args.format = parse_format(value_of("--output-format"));
     } else if (arg == "--output" || arg.starts_with("--output=")) {
       args.output = value_of("--output");
+      if (args.output.empty()) throw JobError("<command line>: --output needs a file name");
     } else {
       args.rest.push_back(arg);
     }
@@ -67,16 +71,24 @@ JobFile parse_jobs(const std::vector<std::string>& rest) {
   return parse_job_files(rest, process_environment());
 }
 
-void write_report(const Args& args, const std::string& text) {
-  if (args.output.empty()) {
+// The report's file, opened before the jobs run (as fio does): a path that cannot be written
+// must not cost the results of a whole run. None: stdout.
+std::optional<std::ofstream> open_report(const Args& args) {
+  if (args.output.empty()) return std::nullopt;
+  std::optional<std::ofstream> out(std::in_place, args.output);
+  if (!*out) run_fail("cannot open {} for the report: {}", args.output, std::strerror(errno));
+  return out;
+}
+
+void write_report(const Args& args, std::optional<std::ofstream>& out, const std::string& text) {
+  if (!out) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return;
   }
-  std::ofstream out(args.output);
-  out << text;
-  out.close();
-  if (!out) run_fail("cannot write the report to {}", args.output);
+  *out << text;
+  out->close();
+  if (!*out) run_fail("cannot write the report to {}: {}", args.output, std::strerror(errno));
 }
 
 int run(int argc, char** argv) {
@@ -91,6 +103,7 @@ int run(int argc, char** argv) {
   }
   JobFile job_file = parse_jobs(args.rest);
   for (const std::string& warning : job_file.warnings) std::cerr << warning << "\n";
+  std::optional<std::ofstream> report_file = open_report(args);
   install_stop_handlers();
   RunOutcome outcome = run_jobs(job_file);
   Report report;
@@ -101,9 +114,10 @@ int run(int argc, char** argv) {
   report.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
-  write_report(args, args.format == OutputFormat::kNormal
-                         ? render_normal(report)
-                         : render_json(report, args.format == OutputFormat::kJsonPlus));
+  write_report(args, report_file,
+               args.format == OutputFormat::kNormal
+                   ? render_normal(report)
+                   : render_json(report, args.format == OutputFormat::kJsonPlus));
   int status = 0;
   for (const JobResult& r : outcome.results) {
     if (r.error != 0) {

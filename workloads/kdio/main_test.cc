@@ -126,6 +126,20 @@ TEST_F(KdioBinary, JobFileWithGroupReportingAndOutputFile) {
   EXPECT_TRUE(root["jobs"][0]["read"]["clat_ns"].contains("bins"));
 }
 
+// A report file that cannot be written is an error before the jobs run, not after them with
+// their results lost.
+TEST_F(KdioBinary, AnUnwritableReportFileFailsBeforeTheJobs) {
+  std::vector<std::string> args = randread_job();
+  args.push_back("--output=" + (dir_ / "no/such/dir/report.json").string());
+  Outcome o = run(args);
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("report.json for the report: No such file or directory"), std::string::npos)
+      << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "data")) << "the job ran";
+  args.back() = "--output=";
+  EXPECT_NE(run(args).err.find("--output needs a file name"), std::string::npos);
+}
+
 TEST_F(KdioBinary, BadJobFileGivesFileAndLine) {
   fs::path job = dir_ / "bad.fio";
   std::ofstream(job) << "[j]\nrw=randread\nbogus_option=1\n";
