@@ -145,9 +145,11 @@ class Builder {
                   fmt::format("{} block size {} is not a multiple of {}, which direct=1 (O_DIRECT) "
                               "needs{}",
                               direction == 0 ? "read" : "write", size, kSectorSize,
-                              size % 1000 == 0 ? " (note: with kb_base=1024, KiB means 1000 bytes "
-                                                 "in fio; write 4k for 4096)"
-                                               : ""));
+                              size % 1000 != 0        ? ""
+                              : state.kb_base == 1000 ? " (note: with kb_base=1000, k means 1000 "
+                                                        "bytes; write 4KiB for 4096)"
+                                                      : " (note: with kb_base=1024, KiB means 1000 "
+                                                        "bytes in fio; write 4k for 4096)"));
         }
       }
     }

@@ -186,6 +186,10 @@ TEST(JobFile, CombinationErrorsNameTheLine) {
   EXPECT_EQ(error_of("[j]\nsize=1m\ndirect=1\nbs=1000\n"),
             "t.fio:4: read block size 1000 is not a multiple of 512, which direct=1 (O_DIRECT) "
             "needs (note: with kb_base=1024, KiB means 1000 bytes in fio; write 4k for 4096)");
+  // With kb_base=1000 it is the k that means 1000 bytes.
+  EXPECT_EQ(error_of("[j]\nkb_base=1000\nsize=1m\ndirect=1\nbs=4k\n"),
+            "t.fio:5: read block size 4000 is not a multiple of 512, which direct=1 (O_DIRECT) "
+            "needs (note: with kb_base=1000, k means 1000 bytes; write 4KiB for 4096)");
   EXPECT_EQ(error_of("[global]\nbs=4k,1k\n[j]\nsize=1m\ndirect=1\nrw=randrw\nbsrange=,700-4k\n"),
             "t.fio:7: write block size 700 is not a multiple of 512, which direct=1 (O_DIRECT) "
             "needs");
@@ -257,7 +261,7 @@ TEST(CommandLine, Errors) {
   EXPECT_EQ(cli_error_of({"--name=j", "--iodeph=4"}),
             "<command line>: --iodeph=4: unknown option 'iodeph'; did you mean 'iodepth'?");
   EXPECT_EQ(cli_error_of({"--name=j", "--size=1m", "--direct"}),
-            "<command line>: --direct: option 'direct' needs a value, e.g. direct=1");
+            "<command line>: --direct: option 'direct' needs a value: direct=VALUE");
   EXPECT_EQ(cli_error_of({"--name"}), "<command line>: --name: --name needs a job name");
   EXPECT_EQ(cli_error_of({"--size=1m"}),
             "<command line>: no jobs defined; add a [job] section (or --name=)");

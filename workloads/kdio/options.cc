@@ -573,7 +573,7 @@ void apply_option(JobState& state, const IniOption& option) {
   const OptionSpec* spec = find_option(option.key);
   if (spec == nullptr) unknown_option(option);
   if (!option.value && !spec->may_stand_alone) {
-    throw JobError(fmt::format("{}: option '{}' needs a value, e.g. {}=1", option.where, option.key,
+    throw JobError(fmt::format("{}: option '{}' needs a value: {}=VALUE", option.where, option.key,
                                option.key));
   }
   try {

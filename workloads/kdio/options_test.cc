@@ -116,11 +116,10 @@ TEST(ApplyOption, PatternsAndEngines) {
 
 TEST(ApplyOption, BooleansNeedAValueUnlessFioAllowsBare) {
   EXPECT_EQ(error_of("direct", std::nullopt),
-            "t.fio:1: option 'direct' needs a value, e.g. "
-            "direct=1");
+            "t.fio:1: option 'direct' needs a value: direct=VALUE");
   EXPECT_EQ(error_of("end_fsync", std::nullopt),
-            "t.fio:1: option 'end_fsync' needs a value, "
-            "e.g. end_fsync=1");
+            "t.fio:1: option 'end_fsync' needs a value: end_fsync=VALUE");
+  EXPECT_EQ(error_of("rw", std::nullopt), "t.fio:1: option 'rw' needs a value: rw=VALUE");
   EXPECT_EQ(error_of("direct", "yes"),
             "t.fio:1: option 'direct': 'yes' is not a boolean; use 0 "
             "or 1");
