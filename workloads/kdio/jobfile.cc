@@ -214,6 +214,8 @@ class Builder {
         state.filenames.empty() ? static_cast<uint64_t>(state.nrfiles) : state.filenames.size();
     if (state.filesize != 0) {
       job.file_size = state.filesize;
+      // As in fio: size stays the amount of I/O, filesize only sizes the files.
+      if (state.size != 0 && job.io_size == 0) job.io_size = state.size;
     } else {
       job.file_size = state.size / files;
     }

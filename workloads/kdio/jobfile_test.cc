@@ -118,6 +118,15 @@ TEST(JobFile, FilenameListsAndDirectory) {
   EXPECT_EQ(parse("[j]\nfilename=x\nsize=1m\nfilesize=64k\n").jobs[0].file_size, 65536u);
 }
 
+// As fio: with filesize=, size= stays the amount of I/O (it did four times size here).
+TEST(JobFile, SizeWithFilesizeIsTheAmountOfIo) {
+  const Job job = parse("[j]\nrw=write\nsize=256k\nfilesize=1m\n").jobs[0];
+  EXPECT_EQ(job.file_size, 1u << 20);
+  EXPECT_EQ(job.io_size, 256u << 10);
+  EXPECT_EQ(parse("[j]\nsize=256k\nfilesize=1m\nio_size=512k\n").jobs[0].io_size, 512u << 10);
+  EXPECT_EQ(parse("[j]\nfilesize=1m\n").jobs[0].io_size, 0u);  // the files' bytes
+}
+
 TEST(JobFile, GroupsFollowStonewallAndNewGroup) {
   const JobFile file = parse(
       "[global]\nsize=1m\n"
