@@ -67,6 +67,8 @@ class Worker {
   bool stopped() const { return stop_.load(std::memory_order_relaxed); }
   void start_loop();
   bool plan(IoUnit& unit);
+  uint64_t rate_start_ns(Direction dir) const;
+  Direction sooner_under_rate(Direction dir) const;
   void wait_for_rate(Direction dir);
   void complete(IoUnit& unit, uint64_t done_ns, bool async);
   void check_result(const IoUnit& unit) const;
@@ -205,8 +207,9 @@ bool Worker::plan(IoUnit& unit) {
       dir = Direction::kWrite;
       break;
     default:
-      dir = rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent) ? Direction::kRead
-                                                                             : Direction::kWrite;
+      dir = sooner_under_rate(rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent)
+                                  ? Direction::kRead
+                                  : Direction::kWrite);
   }
   const BlockSizeRange& bs = job_.block_size[static_cast<int>(dir)];
   uint64_t len = bs.min;
@@ -249,7 +252,7 @@ bool Worker::plan(IoUnit& unit) {
 }
 
 // fio's rate control: an I/O may start once the bytes (or I/Os) before it fit the rate.
-void Worker::wait_for_rate(Direction dir) {
+uint64_t Worker::rate_start_ns(Direction dir) const {
   int d = static_cast<int>(dir);
   uint64_t when = 0;
   if (job_.rate_bytes_per_sec[d]) {
@@ -260,7 +263,19 @@ void Worker::wait_for_rate(Direction dir) {
     when = std::max(when, static_cast<uint64_t>(static_cast<unsigned __int128>(issued_ios_[d]) *
                                                 1'000'000'000u / job_.rate_iops[d]));
   }
-  when += run_start_ns_;
+  return run_start_ns_ + when;
+}
+
+// Mixed I/O with a rate per direction: a direction that must wait gives its turn to the other
+// when that one may start sooner, as fio does; else reads queued behind the write limit.
+Direction Worker::sooner_under_rate(Direction dir) const {
+  const Direction other = dir == Direction::kRead ? Direction::kWrite : Direction::kRead;
+  const uint64_t start = rate_start_ns(dir);
+  return start > now_ns() && rate_start_ns(other) < start ? other : dir;
+}
+
+void Worker::wait_for_rate(Direction dir) {
+  const uint64_t when = rate_start_ns(dir);
   if (when > now_ns()) sleep_until_ns(std::min(when, deadline_ns_), [this] { return stopped(); });
   if (now_ns() >= deadline_ns_) more_ = false;
 }

@@ -208,6 +208,20 @@ TEST_F(WorkerTest, RateIopsBoundsTheCount) {
   EXPECT_GE(r.dir[0].total_ios, 1u);
 }
 
+// Each direction of mixed I/O reaches its own limit: the writes held back no longer hold back
+// the reads, which kept to about the writes' count (fio: 8 reads a write here).
+TEST_F(WorkerTest, MixedIoMeetsTheRateOfEachDirection) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandReadWrite, kMiB, 4096);
+  job.time_based = true;
+  job.runtime_ns = 500'000'000;
+  job.rate_iops[0] = 400;
+  job.rate_iops[1] = 50;
+  JobResult r = run(job);
+  EXPECT_LE(r.dir[1].total_ios, r.dir[1].runtime_ms * 50 / 1000 + 1);
+  EXPECT_LE(r.dir[0].total_ios, r.dir[0].runtime_ms * 400 / 1000 + 1);
+  EXPECT_GE(r.dir[0].total_ios, 3 * r.dir[1].total_ios);
+}
+
 TEST_F(WorkerTest, RampTimeIsNotMeasured) {
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
   job.time_based = true;
