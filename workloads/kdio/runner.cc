@@ -1,8 +1,10 @@
 #include "runner.h"
 
+#include <linux/futex.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +62,24 @@ class SharedMemory {
 };
 
 static_assert(std::atomic<int>::is_always_lock_free, "the start barrier crosses processes");
+static_assert(sizeof(std::atomic<int>) == sizeof(int), "futex() waits on the atomic's int");
+
+// The start barrier's waits, process-shared (forked workers wait too; std::atomic::wait's
+// futex is process-private): each waiter sleeps until the last arrival wakes them all, where
+// polling with 1200 workers kept the CPUs busy for longer than the jobs ran.
+int* futex_word(std::atomic<int>& counter) {
+  return reinterpret_cast<int*>(&counter);
+}
+
+void wait_while_equal(std::atomic<int>& counter, int value) {
+  // A timeout, to see a stop request even if its signal arrived on another thread.
+  const timespec timeout{0, 50'000'000};
+  ::syscall(SYS_futex, futex_word(counter), FUTEX_WAIT, value, &timeout, nullptr, 0);
+}
+
+void wake_all(std::atomic<int>& counter) {
+  ::syscall(SYS_futex, futex_word(counter), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+}
 
 bool starts_wave(const Job& job, size_t index) {
   return index > 0 && job.stonewall && job.clone_index == 0;
@@ -75,8 +95,14 @@ void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemo
   shared.ready.store(0);
   int wave_size = static_cast<int>(end - first);
   auto wait_for_start = [&shared, wave_size] {
-    shared.ready.fetch_add(1);
-    while (shared.ready.load() < wave_size && !g_stop.load()) ::usleep(200);
+    int arrived = shared.ready.fetch_add(1) + 1;
+    if (arrived >= wave_size) {
+      wake_all(shared.ready);
+      return;
+    }
+    while ((arrived = shared.ready.load()) < wave_size && !g_stop.load()) {
+      wait_while_equal(shared.ready, arrived);
+    }
   };
   std::vector<pid_t> children;
   std::vector<size_t> child_jobs;  // the job index of each child
