@@ -352,20 +352,19 @@ std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_quer
 // SQLite alone says "file is not a database" or "no such table: sessions", naming neither the
 // file nor what was expected of it.
 void check_results_database(sqlite3* db, const std::filesystem::path& path) {
-  sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v2(db,
-                              "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
-                              "IN ('sessions', 'samples', 'sample_metrics')",
-                              -1, &raw, nullptr);
-  Unique<sqlite3_stmt, sqlite3_finalize> statement(raw);
-  if (rc == SQLITE_OK) rc = sqlite3_step(statement.get());
-  if (rc == SQLITE_ROW && sqlite3_column_int(statement.get(), 0) == 3) return;
+  std::string why = "it has no sessions, samples and sample_metrics tables";
+  try {
+    Statement tables(db,
+                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
+                     "IN ('sessions', 'samples', 'sample_metrics')");
+    if (tables.step() && tables.int64(0) == 3) return;
+  } catch (const Error&) {
+    why = sqlite3_errmsg(db);
+  }
   fail(
       "{} is not a kbisect results database ({}); pass --db with the database kbisect run or "
       "bisect wrote (results/kbisect.db unless the config's database: names another)",
-      path.string(),
-      rc == SQLITE_ROW ? "it has no sessions, samples and sample_metrics tables"
-                       : sqlite3_errmsg(db));
+      path.string(), why);
 }
 
 }  // namespace
