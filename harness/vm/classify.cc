@@ -45,6 +45,7 @@ void ConsoleWatch::line(std::string_view text) {
     if (auto failure = kernel_failure_line(text)) kernel_failure_ = std::move(*failure);
   }
   if (!text.empty()) last_line_ = printable(text);
+  if (!kernel_started_) kernel_started_ = text.find("Linux version ") != std::string_view::npos;
 }
 
 std::optional<std::string> kernel_failure_line(std::string_view line) {
@@ -107,6 +108,11 @@ Classification classify(const ConsoleWatch& console, VmEnd end, std::string_view
   if (end == VmEnd::kConsoleFlood) {
     return {init ? Outcome::kWorkloadFailed : Outcome::kBootFailed,
             fmt::format("console output over the cap ({}); the VM was stopped", end_detail), ""};
+  }
+  // A device-emulation assertion the guest set off, or the host's OOM killer: not the VM
+  // set-up, which did start it, and possibly not the kernel; the runner tries again once.
+  if (end == VmEnd::kQemuDied) {
+    return {Outcome::kInfraError, fmt::format("QEMU died while the guest ran: {}", end_detail), ""};
   }
   if (frames.rejection_count() > 0) {
     return {Outcome::kInfraError,

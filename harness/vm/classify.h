@@ -22,6 +22,8 @@ class ConsoleWatch {
 
   const ConsoleFrameParser& frames() const { return frames_; }
   bool init_reached() const { return frames_.saw_progress("init"); }
+  // The kernel printed its banner: the VM ran, whatever ends it after.
+  bool kernel_started() const { return kernel_started_; }
   const std::string& kernel_failure() const { return kernel_failure_; }
   const std::string& last_line() const { return last_line_; }
 
@@ -29,6 +31,7 @@ class ConsoleWatch {
   ConsoleFrameParser frames_;
   std::string kernel_failure_;
   std::string last_line_;
+  bool kernel_started_ = false;
 };
 
 // The kernel's own words for "this kernel is broken", or nullopt for an ordinary line.
@@ -40,6 +43,7 @@ enum class VmEnd {
   kDeadline,      // killed: the boot or workload deadline passed
   kConsoleFlood,  // killed: console output over the cap
   kStartFailed,   // QEMU or libvirt could not start it
+  kQemuDied,      // QEMU failed or was killed after the kernel started
 };
 
 struct Classification {

@@ -82,6 +82,19 @@ TEST(Classify, StartFailureIsInfraError) {
   EXPECT_NE(verdict.detail.find("could not open"), std::string::npos);
 }
 
+TEST(Classify, QemuDyingWhileTheGuestRanIsInfraErrorSoTheRunnerRetries) {
+  auto verdict = classify(watch_text(kBoot + "KBISECT-PROGRESS init\n"), VmEnd::kQemuDied,
+                          "QEMU exited with -1: Assertion failed");
+  EXPECT_EQ(verdict.outcome, Outcome::kInfraError);
+  EXPECT_NE(verdict.detail.find("QEMU died while the guest ran"), std::string::npos)
+      << verdict.detail;
+}
+
+TEST(Classify, TheKernelBannerShowsTheVmStarted) {
+  EXPECT_FALSE(watch_text("qemu-system-x86_64: -device nvme: error\n").kernel_started());
+  EXPECT_TRUE(watch_text(kBoot).kernel_started());
+}
+
 TEST(Classify, DeadlineBeforeInitIsBootFailedAfterInitTimeout) {
   auto before = classify(watch_text(kBoot), VmEnd::kDeadline, "120 s");
   EXPECT_EQ(before.outcome, Outcome::kBootFailed);

@@ -173,8 +173,9 @@ VmEnding QemuBackend::boot(const VmPlan& plan, const fs::path& console_log, Phas
   if (result.exit_code != 0) {
     std::string tail = result.output_tail;
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-    return {VmEnd::kStartFailed, fmt::format("QEMU exited with {}: {}", result.exit_code,
-                                             tail.substr(tail.rfind('\n') + 1))};
+    return {watch.kernel_started() ? VmEnd::kQemuDied : VmEnd::kStartFailed,
+            fmt::format("QEMU exited with {}: {}", result.exit_code,
+                        tail.substr(tail.rfind('\n') + 1))};
   }
   return {VmEnd::kExited, ""};
 }

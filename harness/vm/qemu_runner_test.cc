@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/process.h"
 #include "common/temp_dir.h"
 
@@ -158,6 +159,55 @@ TEST(BackingFile, CreatedSparseWithItsSizeAndCacheModeChecked) {
   struct stat info {};
   ::stat(device.image.c_str(), &info);
   EXPECT_LT(info.st_blocks * 512, 1 << 20) << "the backing file must be sparse";
+}
+
+// QEMU stand-ins: `script` as qemu-system-x86_64 first in PATH while the object lives.
+class FakeQemu {
+ public:
+  explicit FakeQemu(const std::string& script) : path_(std::getenv("PATH")) {
+    write_file(dir_.path() / "qemu-system-x86_64", "#!/bin/sh\n" + script);
+    std::filesystem::permissions(dir_.path() / "qemu-system-x86_64",
+                                 std::filesystem::perms::owner_all);
+    ::setenv("PATH", (dir_.path().string() + ":" + path_).c_str(), 1);
+  }
+  ~FakeQemu() { ::setenv("PATH", path_.c_str(), 1); }
+
+  // One boot of an emulated plan through this QEMU.
+  VmEnding boot() {
+    RunnerContext context;
+    context.workdir = dir_.path() / "work";
+    QemuBackend backend(context);
+    VmPlan plan = emulated_plan();
+    plan.name = next_vm_name();
+    VmSpec spec;
+    PhaseClock clock(spec);
+    ConsoleWatch watch;
+    return backend.boot(plan, dir_.path() / "console.log", clock, watch);
+  }
+
+ private:
+  TempDir dir_;
+  std::string path_;
+};
+
+TEST(QemuBackend, QemuThatFailsBeforeTheKernelDidNotStartTheVm) {
+  FakeQemu qemu("echo 'qemu-system-x86_64: could not open kernel file' >&2; exit 1\n");
+  VmEnding ending = qemu.boot();
+  EXPECT_EQ(ending.end, VmEnd::kStartFailed);
+  EXPECT_NE(ending.detail.find("could not open kernel file"), std::string::npos) << ending.detail;
+}
+
+// An emulated device's assertion that the guest set off: the VM did start, so it is no fault
+// of this host's set-up that would stop the bisection.
+TEST(QemuBackend, QemuThatDiesAfterTheKernelStartedIsNotAStartFailure) {
+  FakeQemu qemu(
+      "echo '[    0.000000] Linux version 6.1.0'\n"
+      "echo 'KBISECT-PROGRESS init'\n"
+      "echo 'qemu-system-x86_64: ../hw/nvme/ctrl.c:1234: Assertion failed.' >&2\n"
+      "kill -ABRT $$\n");
+  VmEnding ending = qemu.boot();
+  EXPECT_EQ(ending.end, VmEnd::kQemuDied);
+  EXPECT_NE(ending.detail.find("Assertion failed"), std::string::npos) << ending.detail;
 }
 
 }  // namespace

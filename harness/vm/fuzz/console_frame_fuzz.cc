@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     watch.line(text.substr(start, end - start));
   }
   watch.finish();
-  for (auto end :
-       {kbisect::VmEnd::kExited, kbisect::VmEnd::kDeadline, kbisect::VmEnd::kConsoleFlood}) {
+  for (auto end : {kbisect::VmEnd::kExited, kbisect::VmEnd::kDeadline,
+                   kbisect::VmEnd::kConsoleFlood, kbisect::VmEnd::kQemuDied}) {
     auto verdict = kbisect::classify(watch, end, "10 s");
     if (verdict.detail.size() > 1024) __builtin_trap();
   }
