@@ -160,7 +160,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
     metrics = extract_metrics(result.kdio_json, scenario_.metrics);
     if (!metrics.problem.empty()) {
       measured.outcome = run.outcome = Outcome::kWorkloadFailed;
-      measured.detail = run.detail = "kdio's result lacks a metric: " + metrics.problem;
+      measured.detail = run.detail = "kdio's result rejected: " + metrics.problem;
     }
   }
   if (measured.outcome == Outcome::kOk) {

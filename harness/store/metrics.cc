@@ -60,7 +60,13 @@ double number_at(const json& parent, const std::string& key, const std::string& 
         "in the config",
         metric, job_name(job));
   }
-  return value->get<double>();
+  // The guest wrote it: kdio's counts, rates and latencies are finite and never negative.
+  double number = value->get<double>();
+  if (!std::isfinite(number) || number < 0) {
+    fail("metric {}: job '{}' of kdio's output has {} = {}, not a count, rate or time", metric,
+         job_name(job), key, number);
+  }
+  return number;
 }
 
 // One job's contribution: the object holding the leaf and, for latency statistics, the
@@ -167,7 +173,9 @@ double extract_metric(const json& output, const MetricSpec& metric) {
            key, job_name(*part.job), metric.name);
     }
   }
-  return combine(selected, path.back(), key);
+  double value = combine(selected, path.back(), key);
+  if (!std::isfinite(value)) fail("metric {}: kdio's jobs add up to {}", key, value);
+  return value;
 }
 
 RunMetrics extract_metrics(std::string_view kdio_json, const std::vector<MetricSpec>& metrics) {

@@ -118,5 +118,23 @@ TEST_F(MetricsTest, AMetricTheRunDoesNotReportIsItsProblemNotAnError) {
             "kdio's output is not valid JSON");
 }
 
+// The guest wrote these numbers: one that no kdio writes is the run's problem, and nothing the
+// database refuses (NaN) or the statistics cannot use (infinities) reaches a sample.
+TEST_F(MetricsTest, ValuesNoKdioWritesAreRejected) {
+  nlohmann::json negative = three_;
+  negative["jobs"][0]["read"]["iops"] = -100;
+  EXPECT_THAT(extract_metrics(negative.dump(), {metric("read.iops")}).problem,
+              HasSubstr("has iops = -100, not a count, rate or time"));
+
+  nlohmann::json huge = three_;
+  for (int job : {0, 1}) {
+    huge["jobs"][job]["read"]["clat_ns"]["N"] = 1e300;
+    huge["jobs"][job]["read"]["clat_ns"]["mean"] = 1e300;
+  }
+  RunMetrics run = extract_metrics(huge.dump(), {metric("read.clat_ns.mean")});
+  EXPECT_TRUE(run.values.empty());
+  EXPECT_THAT(run.problem, HasSubstr("metric read.clat_ns.mean: kdio's jobs add up to"));
+}
+
 }  // namespace
 }  // namespace kbisect
