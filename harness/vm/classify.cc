@@ -34,6 +34,33 @@ std::string describe_guest_error(const std::string& payload) {
                           : fmt::format("guest reported {}: {}", head, log_line);
 }
 
+// kdio's output nests 6 deep; the results database's json_valid() refuses some depth past
+// 1000 that the parser here accepts, and a run whose insert fails stops the session.
+constexpr int kMaxJsonDepth = 32;
+
+// Whether arrays and objects in `json` nest deeper than kMaxJsonDepth, counted on the text so
+// that a hostile depth costs no parse.
+bool nests_too_deep(std::string_view json) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 ConsoleWatch::ConsoleWatch(ConsoleLimits limits) : frames_(limits) {}
@@ -70,6 +97,7 @@ std::optional<std::string> kernel_failure_line(std::string_view line) {
 }
 
 std::string kdio_json_problem(std::string_view json) {
+  if (nests_too_deep(json)) return fmt::format("nested more than {} deep", kMaxJsonDepth);
   auto document = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) return "not valid JSON";
   if (!document.is_object()) return "not a JSON object";

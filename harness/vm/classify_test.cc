@@ -60,6 +60,12 @@ TEST(Classify, JsonShape) {
   EXPECT_NE(kdio_json_problem(R"({"jobs":{}})"), "");
   EXPECT_NE(kdio_json_problem(R"({"jobs":[1]})"), "");
   EXPECT_NE(kdio_json_problem(R"({"jobs":[{"jobname":3}]})"), "");
+  // Valid JSON that the results database would refuse to store.
+  std::string deep =
+      R"({"jobs":[{"jobname":"a","x":)" + std::string(2100, '[') + std::string(2100, ']') + "}]}";
+  EXPECT_EQ(kdio_json_problem(deep), "nested more than 32 deep");
+  EXPECT_EQ(kdio_json_problem(R"({"jobs":[{"jobname":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\""}]})"),
+            "");
 }
 
 TEST(Classify, ErrorFrameIsWorkloadFailedWithTheGuestsWords) {
