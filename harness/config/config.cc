@@ -22,6 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using Keys = std::initializer_list<std::string_view>;
 
+constexpr size_t kMaxMatrixVariants = 1000;
+
 // A node and its key path ("workload.variants[2].vars"), for messages.
 struct Field {
   YAML::Node node;
@@ -485,6 +487,7 @@ FilesystemKind Parser::filesystem_kind(const Field& field) const {
 std::vector<Variant> Parser::matrix(const Field& field) const {
   if (!field.node.IsMap()) error(field.node, field.key, "expected a map of VAR: [values...]");
   std::vector<Variant> cells = {Variant{}};
+  std::set<std::string> vars_seen;
   for (const auto& entry : field.node) {
     std::string var = entry.first.Scalar();
     Field values{entry.second, join_key(field.key, var)};
@@ -492,8 +495,22 @@ std::vector<Variant> Parser::matrix(const Field& field) const {
       error(entry.first, values.key,
             "variable names are letters, digits and _, not starting with a digit");
     }
+    if (!vars_seen.insert(var).second) error(entry.first, values.key, "variable given twice");
     std::vector<Field> items = sequence(values);
     if (items.empty()) error(values.node, values.key, "needs at least one value");
+    std::set<std::string> values_seen;
+    for (const Field& item : items) {
+      if (!values_seen.insert(nonempty_string(item)).second) {
+        error(item.node, item.key, "value given twice");
+      }
+    }
+    // Every variant is measured at every commit: past this a run would never end, and the
+    // product alone would exhaust memory.
+    if (cells.size() * items.size() > kMaxMatrixVariants) {
+      error(values.node, values.key,
+            fmt::format("the matrix grows past {} variants here; measure fewer combinations",
+                        kMaxMatrixVariants));
+    }
     std::vector<Variant> next;
     for (const Variant& cell : cells) {
       for (const Field& item : items) {

@@ -457,6 +457,19 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
            metrics,
        "5:16: workload.matrix.BS: expected a list"},
       {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
+       "  matrix: {BS: [4k], BS: [8k]}\n" +
+           metrics,
+       "5:22: workload.matrix.BS: variable given twice"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
+       "  matrix: {BS: [4k, 8k, 4k]}\n" +
+           metrics,
+       "5:25: workload.matrix.BS[2]: value given twice"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
+       "  matrix: {A: [0,1,2,3,4,5,6,7,8,9], B: [0,1,2,3,4,5,6,7,8,9], C: [0,1,2,3,4,5,6,7,8,9],\n"
+       "           D: [0,1]}\n" +
+           metrics,
+       "6:15: workload.matrix.D: the matrix grows past 1000 variants here"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
        "  variants: [{name: a, filesystem: btrfs}]\n" +
            metrics,
        "5:36: workload.variants[0].filesystem: 'btrfs' is not one of: ext4, xfs"},
