@@ -110,8 +110,11 @@ class SizeExpression {
   }
   int64_t operand() {
     if (take('(')) {
+      // Each level is a recursion: a hostile job file must not overflow the stack.
+      if (++depth_ > kMaxDepth) fail(fmt::format("parentheses nest more than {} deep", kMaxDepth));
       const int64_t value = sum();
       if (!take(')')) fail("a ')' is missing");
+      --depth_;
       return value;
     }
     skip_spaces();
@@ -125,9 +128,11 @@ class SizeExpression {
     return static_cast<int64_t>(value);
   }
 
+  static constexpr int kMaxDepth = 32;
   std::string_view text_;
   int kb_base_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "kdio/value.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace kdio {
@@ -71,6 +72,10 @@ TEST(ParseSize, ArithmeticErrorsNameTheExpression) {
   // INT64_MIN / -1 traps (SIGFPE) unless checked.
   EXPECT_EQ(error_of("((0-9223372036854775807-1)/(0-1))"),
             "size expression '((0-9223372036854775807-1)/(0-1))': the value is too large");
+  // Each parenthesis is a level of recursion: 50000 of them overflowed the stack.
+  const std::string deep = std::string(50000, '(') + "1" + std::string(50000, ')');
+  EXPECT_THAT(error_of(deep), ::testing::EndsWith("': parentheses nest more than 32 deep"));
+  EXPECT_EQ(parse_size(std::string(32, '(') + "1" + std::string(32, ')'), 1024), 1u);
   EXPECT_EQ(error_of("(4x)"),
             "size '4x' has an unknown suffix 'x'; use k, m, g, t or p "
             "(optionally followed by b), or KiB, MiB, ...");
