@@ -30,6 +30,39 @@ std::string_view strip_comment(std::string_view line) {
   return trim(line.substr(0, line.find_first_of(";#")));
 }
 
+// Where the first byte that is not UTF-8 (RFC 3629) is, or npos.
+size_t first_non_utf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = [&](size_t at) { return static_cast<unsigned char>(text[at]); };
+    const unsigned char lead = byte(i);
+    size_t length = 1;
+    unsigned char low = 0x80, high = 0xbf;  // the range of the byte after the lead
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if (lead >= 0xc2 && lead <= 0xdf) {
+      length = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      length = 3;
+      if (lead == 0xe0) low = 0xa0;   // no overlong forms
+      if (lead == 0xed) high = 0x9f;  // no surrogates
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      length = 4;
+      if (lead == 0xf0) low = 0x90;
+      if (lead == 0xf4) high = 0x8f;  // nothing past U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high) return i;
+    for (size_t k = 2; k < length; ++k) {
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
 std::string directory_of(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
@@ -59,6 +92,7 @@ class Reader {
       const std::string where = fmt::format("{}:{}", input.file_name, line_number);
       const std::string_view line = strip_comment(raw);
       if (line.empty()) continue;
+      check_utf8(line, where);
       if (line.front() == '[') {
         if (included_into != nullptr) {
           fail_at(where, "an included file may hold only options, not [sections] (as in fio)");
@@ -122,6 +156,7 @@ class Reader {
 
   IniOption parse_option(std::string_view line, const std::string& where) {
     const std::string expanded = expand_variables(line, env_, where);
+    check_utf8(expanded, where);
     const std::string_view text = expanded;
     const size_t equals = text.find('=');
     IniOption option;
@@ -139,6 +174,13 @@ class Reader {
 };
 
 }  // namespace
+
+void check_utf8(std::string_view text, const std::string& where) {
+  const size_t bad = first_non_utf8(text);
+  if (bad == std::string_view::npos) return;
+  fail_at(where, fmt::format("byte 0x{:02X} is not UTF-8 text; kdio reads only UTF-8",
+                             static_cast<unsigned char>(text[bad])));
+}
 
 std::vector<IniSection> read_ini(const IniText& input, const Environment& env,
                                  const FileReader& read_file) {

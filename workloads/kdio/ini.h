@@ -41,4 +41,8 @@ std::vector<IniSection> read_ini(const IniText& input, const Environment& env,
 std::string expand_variables(std::string_view line, const Environment& env,
                              const std::string& where);
 
+// An error at `where` unless `text` is UTF-8: kdio's JSON output can carry no other text, and
+// finding out only when it is written would waste the whole run.
+void check_utf8(std::string_view text, const std::string& where);
+
 }  // namespace kdio

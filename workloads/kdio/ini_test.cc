@@ -69,6 +69,22 @@ TEST(ReadIni, Errors) {
             "'global'; rename it, or write [global]");
 }
 
+// kdio's JSON output carries only UTF-8: a job named otherwise failed after the whole run.
+TEST(ReadIni, TextIsUtf8) {
+  EXPECT_EQ(error_of("[j\xff]\n"), "t.fio:1: byte 0xFF is not UTF-8 text; kdio reads only UTF-8");
+  EXPECT_EQ(error_of("[j]\nfilename=/mnt/\xc3\n"),
+            "t.fio:2: byte 0xC3 is not UTF-8 text; kdio reads only UTF-8");
+  for (std::string_view overlong_or_surrogate :
+       {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"}) {
+    EXPECT_NE(error_of(fmt::format("[j{}]\n", overlong_or_surrogate)), "no error");
+  }
+  EXPECT_EQ(error_of("[j]\nfilename=${DIR}/f\n", {{"DIR", "/mnt/\xfe"}}),
+            "t.fio:2: byte 0xFE is not UTF-8 text; kdio reads only UTF-8");
+  // Comments are not read; UTF-8 is taken as it is.
+  EXPECT_EQ(read("[j] ; \xff\ndescription=caf\xc3\xa9 \xf0\x9f\x92\xbe\n")[0].options[0].value,
+            "caf\xc3\xa9 \xf0\x9f\x92\xbe");
+}
+
 TEST(ExpandVariables, FromTheEnvironment) {
   const Environment env{{"SIZE", "64m"}, {"RT", "5"}};
   const auto sections = read("[j]\nsize=${SIZE}\nruntime=${RT}s\nname=a${RT}b${SIZE}\n", env);

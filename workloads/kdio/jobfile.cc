@@ -306,6 +306,7 @@ JobFile parse_command_line_jobs(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     std::string where = fmt::format("{}: {}", kCommandLine, arg);
+    check_utf8(arg, where);
     if (!arg.starts_with('-') || arg == "-" || arg == "--") {
       fail_at(where, "expected a job option like --rw=randread (job files are read separately)");
     }
@@ -318,6 +319,7 @@ JobFile parse_command_line_jobs(const std::vector<std::string>& args) {
                !args[i + 1].starts_with("--")) {
       option.value = args[++i];
       option.where = fmt::format("{} {}", where, *option.value);
+      check_utf8(*option.value, option.where);
     }
     if (option.key == "name") {
       if (!option.value || option.value->empty()) fail_at(where, "--name needs a job name");

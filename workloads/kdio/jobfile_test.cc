@@ -279,6 +279,11 @@ TEST(CommandLine, Errors) {
             "read separately)");
   EXPECT_EQ(cli_error_of({"--name=j", "--output-format=json"}),
             "<command line>: --output-format=json: unknown option 'output-format'");
+  EXPECT_EQ(cli_error_of({"--name=j\xff"}),
+            "<command line>: --name=j\xff: byte 0xFF is not UTF-8 text; kdio reads only UTF-8");
+  EXPECT_EQ(cli_error_of({"--name=j", "--filename", "/mnt/\xfe"}),
+            "<command line>: --filename /mnt/\xfe: byte 0xFE is not UTF-8 text; kdio reads only "
+            "UTF-8");
   EXPECT_EQ(cli_error_of({"--name=j", "--rw=write"}),
             "<command line>: --name=j: job 'j' needs size= (or filesize=) to create its files");
 }
