@@ -408,6 +408,9 @@ void Parser::device(const Field& field, DeviceSpec& device) const {
           fmt::format("'{}' is not a PCI address like 0000:01:00.0 (see lspci -D)",
                       device.pci_address));
   }
+  // sysfs and libvirt spell the hex digits in lower case; lspci's -D output too.
+  for (char& c : device.pci_address)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 }
 
 void Parser::filesystem(const Field& field, FilesystemSpec& filesystem) const {
@@ -765,14 +768,23 @@ Scenario load_scenario(const fs::path& file) {
     fail("cannot read config {}; check its permissions", file.string());
   }
   check_utf8(file, text);
-  YAML::Node root;
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(text);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     fail("{}:{}:{}: {}", file.string(), e.mark.line + 1, e.mark.column + 1, e.msg);
   }
-  if (root.IsNull()) fail("{}:1:1: empty config; see configs/example.yaml", file.string());
-  return Parser(file).parse(root);
+  if (documents.empty() || documents.front().IsNull()) {
+    fail("{}:1:1: empty config; see configs/example.yaml", file.string());
+  }
+  auto second = std::find_if(documents.begin() + 1, documents.end(),
+                             [](const YAML::Node& document) { return !document.IsNull(); });
+  if (second != documents.end()) {
+    YAML::Mark mark = second->Mark();
+    fail("{}:{}: a second YAML document; a config is one scenario (put another in its own file)",
+         file.string(), mark.is_null() ? 1 : mark.line + 1);
+  }
+  return Parser(file).parse(documents.front());
 }
 
 }  // namespace kbisect

@@ -239,6 +239,10 @@ TEST_F(ConfigTest, PassthroughDevice) {
   EXPECT_EQ(s.device.kind, DeviceKind::kNvmePassthrough);
   EXPECT_EQ(s.device.pci_address, "0000:01:00.0");
   EXPECT_TRUE(s.device.image.empty());
+  // As sysfs names it: the upper-case spelling was accepted here and refused at the first boot.
+  EXPECT_EQ(load(std::string(kMinimal) + "device: {kind: nvme-passthrough, pci: 0000:AF:00.1}\n")
+                .device.pci_address,
+            "0000:af:00.1");
 }
 
 TEST_F(ConfigTest, SimRunnerNeedsNoJobFiles) {
@@ -519,6 +523,13 @@ TEST_F(ConfigTest, TextThatIsNotUtf8IsRefusedAtItsLine) {
   EXPECT_EQ(error_of(std::string(kMinimal) + "filesystem: {mount_options: \"a\xff\"}\n"),
             "5: not UTF-8 text; save the config as UTF-8");
   EXPECT_EQ(load(std::string(kMinimal) + "# caf\xc3\xa9\n").name, "demo");
+}
+
+// yaml-cpp's Load reads the first document alone: what followed a '---' was dropped unread.
+TEST_F(ConfigTest, OneYamlDocument) {
+  EXPECT_EQ(error_of(std::string(kMinimal) + "---\nname: other\n"),
+            "6: a second YAML document; a config is one scenario (put another in its own file)");
+  EXPECT_EQ(load("---\n" + std::string(kMinimal) + "---\n").name, "demo");
 }
 
 TEST_F(ConfigTest, SessionsKeepTheConfigsPathNormalised) {
