@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <boost/process/search_path.hpp>
+#include <cctype>
 #include <chrono>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "build/build_cache.h"
@@ -38,10 +40,27 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Kbuild refuses spaces and ':' in its source and O= paths, and runs O= through $(shell ...):
+// a path with other shell characters would fail every build, or run as a command.
+void check_make_path(const fs::path& path, std::string_view what) {
+  const std::string text = fs::absolute(path).string();
+  auto unsafe = std::find_if(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) == 0 &&
+           std::string_view("/._+-@~").find(c) == std::string_view::npos;
+  });
+  if (unsafe == text.end()) return;
+  fail(
+      "the {} {} holds '{}', which the kernel's make cannot take; choose a workdir (--workdir, or "
+      "workdir: in the config) and kernel.repo path of letters, digits and / . _ + - @ ~",
+      what, text, *unsafe);
+}
+
 void check_request(const BuildRequest& request) {
   if (request.build.cache_dir.empty()) fail("build.cache_dir is not set; set it in the config");
   if (request.object_dir.empty()) fail("internal error: no object directory for the build");
   if (request.tree_id.empty()) fail("internal error: no tree id for the build");
+  check_make_path(request.source_dir, "kernel source directory");
+  check_make_path(request.object_dir, "build directory");
   if (!fs::is_regular_file(request.source_dir / "Makefile")) {
     fail("{} is not a kernel source tree (no Makefile); check kernel.repo",
          request.source_dir.string());

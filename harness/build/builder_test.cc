@@ -268,6 +268,16 @@ TEST_F(BuilderTest, BadRequestsAreErrors) {
   request = request_;
   request.kernel.fragments = {root_ / "no-such-fragment.config"};
   EXPECT_THROW(builder_.build(request), Error);
+  for (const char* name : {"my obj", "a;b", "x:y"}) {
+    request = request_;
+    request.object_dir = root_ / name;
+    try {
+      builder_.build(request);
+      FAIL() << "expected an error for " << name;
+    } catch (const Error& error) {
+      EXPECT_THAT(error.what(), HasSubstr("which the kernel's make cannot take")) << name;
+    }
+  }
   write_file(root_ / "src/.config", "CONFIG_A=y\n");
   try {
     builder_.build(request_);
