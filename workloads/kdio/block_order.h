@@ -1,9 +1,11 @@
-// Random offsets without repeats (fio's random map): every block of a file exactly once per
-// pass, in a scrambled order, with no memory per block. A full-period LCG over the next power
-// of two, passed through a bijective bit mixer, skipping values beyond the block count.
+// Random offsets without repeats (fio's random map). BlockOrder offers every block of a file
+// exactly once per pass, in a scrambled order, with no memory per block: a full-period LCG over
+// the next power of two, passed through a bijective bit mixer, skipping values beyond the block
+// count. BlockMap remembers the blocks done, for I/Os longer than one block.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace kdio {
 
@@ -51,6 +53,27 @@ class BlockOrder {
   uint64_t mask_ = 0;
   unsigned shift_ = 1;
   uint64_t state_ = 0;
+};
+
+// Which blocks of a file the current pass has done (fio's random map, at the smallest block
+// size): an I/O starts on a free block and is cut short before the next done one, so that with
+// mixed block sizes no byte is done twice in a pass and the pass still covers every block.
+class BlockMap {
+ public:
+  void reset(uint64_t blocks);
+  bool full() const { return done_ == blocks_; }
+  bool is_done(uint64_t block) const { return (bits_[block / 64] >> (block % 64)) & 1; }
+  // The first free block from `block` on, else the first free one (fio's axmap_next_free);
+  // the map must not be full.
+  uint64_t next_free(uint64_t block) const;
+  // Marks up to `count` blocks from `first` on as done, stopping at a done block or the end of
+  // the file; returns how many it marked (at least 1 when `first` is free).
+  uint64_t claim(uint64_t first, uint64_t count);
+
+ private:
+  std::vector<uint64_t> bits_;  // the bits past the last block are set, as if done
+  uint64_t blocks_ = 0;
+  uint64_t done_ = 0;
 };
 
 }  // namespace kdio

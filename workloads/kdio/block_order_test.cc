@@ -45,6 +45,33 @@ TEST(BlockOrder, SeedChangesTheOrder) {
   EXPECT_LT(same, 10);
 }
 
+TEST(BlockMap, ClaimStopsAtADoneBlockAndAtTheEnd) {
+  BlockMap map;
+  map.reset(130);
+  EXPECT_EQ(map.claim(10, 4), 4u);
+  EXPECT_EQ(map.claim(8, 4), 2u);  // 10 is done
+  EXPECT_EQ(map.claim(127, 4), 3u);
+  EXPECT_TRUE(map.is_done(63) == false && map.is_done(129) && map.is_done(13));
+  EXPECT_FALSE(map.full());
+  EXPECT_EQ(map.claim(0, 200), 8u);
+  EXPECT_EQ(map.claim(14, 200), 113u);  // across the 64-bit words, up to 127
+  EXPECT_TRUE(map.full());
+  map.reset(130);
+  EXPECT_FALSE(map.is_done(13));
+}
+
+TEST(BlockMap, NextFreeLooksAheadThenWrapsAround) {
+  BlockMap map;
+  map.reset(200);
+  EXPECT_EQ(map.next_free(70), 70u);
+  map.claim(70, 100);  // 70..169
+  EXPECT_EQ(map.next_free(75), 170u);
+  map.claim(170, 30);  // up to the end
+  EXPECT_EQ(map.next_free(190), 0u);
+  map.claim(0, 69);
+  EXPECT_EQ(map.next_free(120), 69u);  // back in the word the search started in
+}
+
 TEST(Rng, BelowStaysInRangeAndCoversIt) {
   Rng rng(9);
   std::vector<int> hits(10);

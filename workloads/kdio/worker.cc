@@ -47,8 +47,9 @@ struct FreeDeleter {
 struct FileCursor {
   uint64_t size = 0;
   uint64_t next_seq = 0;
-  uint64_t blocks = 0;
+  uint64_t blocks = 0;  // of random_unit_ bytes
   BlockOrder order;
+  BlockMap done;  // random I/O with the random map only
 };
 
 class Worker {
@@ -66,7 +67,9 @@ class Worker {
   }
   bool stopped() const { return stop_.load(std::memory_order_relaxed); }
   void start_loop();
+  void start_file_pass(FileCursor& c);
   bool plan(IoUnit& unit);
+  uint64_t free_offset(FileCursor& c, uint64_t& len);
   uint64_t rate_start_ns(Direction dir) const;
   Direction sooner_under_rate(Direction dir) const;
   void wait_for_rate(Direction dir);
@@ -179,11 +182,13 @@ void Worker::setup() {
 
 void Worker::start_loop() {
   loop_issued_ = 0;
-  for (size_t i = 0; i < cursors_.size(); ++i) {
-    FileCursor& c = cursors_[i];
-    c.next_seq = 0;
-    c.order.reset(c.blocks, rng_.next());
-  }
+  for (FileCursor& c : cursors_) start_file_pass(c);
+}
+
+void Worker::start_file_pass(FileCursor& c) {
+  c.next_seq = 0;
+  c.order.reset(c.blocks, rng_.next());
+  if (is_random(job_.pattern) && !job_.norandommap) c.done.reset(c.blocks);
 }
 
 // Chooses the next unit's direction, size, file and offset; false when the job is done.
@@ -229,9 +234,12 @@ bool Worker::plan(IoUnit& unit) {
   len = std::min(len, c.size);
   uint64_t offset;
   if (is_random(job_.pattern)) {
-    uint64_t block = job_.norandommap ? rng_.below(c.blocks) : c.order.next();
-    offset = block * random_unit_;
-    if (offset + len > c.size) offset = (c.size - len) / random_unit_ * random_unit_;
+    if (job_.norandommap) {
+      offset = rng_.below(c.blocks) * random_unit_;
+      if (offset + len > c.size) offset = (c.size - len) / random_unit_ * random_unit_;
+    } else {
+      offset = free_offset(c, len);
+    }
   } else {
     if (c.next_seq + len > c.size) c.next_seq = 0;
     offset = c.next_seq;
@@ -249,6 +257,16 @@ bool Worker::plan(IoUnit& unit) {
   issued_bytes_[d] += len;
   issued_ios_[d] += 1;
   return !stopped();
+}
+
+// fio's random map (io_u.c: get_next_rand_offset, mark_random_map): the I/O starts on a random
+// block, or the next one this pass has not done, and is cut short before the next done one.
+uint64_t Worker::free_offset(FileCursor& c, uint64_t& len) {
+  if (c.done.full()) start_file_pass(c);  // done before the loop is: start over, as seq does
+  uint64_t block = c.done.next_free(c.order.next());
+  uint64_t claimed = c.done.claim(block, (len + random_unit_ - 1) / random_unit_);
+  len = std::min(len, claimed * random_unit_);
+  return block * random_unit_;
 }
 
 // fio's rate control: an I/O may start once the bytes (or I/Os) before it fit the rate.
