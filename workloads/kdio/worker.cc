@@ -49,7 +49,8 @@ struct FileCursor {
   uint64_t next_seq = 0;
   uint64_t blocks = 0;  // of random_unit_ bytes
   BlockOrder order;
-  BlockMap done;  // random I/O with the random map only
+  BlockMap done;          // random I/O with the random map only
+  bool finished = false;  // the file has had its share of the current pass
 };
 
 class Worker {
@@ -69,6 +70,9 @@ class Worker {
   void start_loop();
   void start_file_pass(FileCursor& c);
   bool plan(IoUnit& unit);
+  int place(Direction dir, uint64_t& len, uint64_t& offset);
+  bool file_pass_over(const FileCursor& c, Direction dir) const;
+  uint64_t next_offset(FileCursor& c, Direction dir, uint64_t& len);
   uint64_t free_offset(FileCursor& c, uint64_t& len);
   uint64_t rate_start_ns(Direction dir) const;
   Direction sooner_under_rate(Direction dir) const;
@@ -132,26 +136,29 @@ void Worker::setup() {
   bool writes = job_writes(job_);
   random_unit_ = std::min(reads ? job_.block_size[0].min : UINT64_MAX,
                           writes ? job_.block_size[1].min : UINT64_MAX);
+  // Every file takes the first I/O of either direction, so a new pass always finds room.
+  uint64_t largest_min_bs =
+      std::max(reads ? job_.block_size[0].min : 0, writes ? job_.block_size[1].min : 0);
   uint64_t total = 0;
   for (OpenFile& file : files_) {
     fds_.push_back(file.fd.get());
     FileCursor cursor;
     cursor.size = file.size;
     cursor.blocks = file.size / random_unit_;
-    if (cursor.blocks == 0) {
+    if (file.size < largest_min_bs) {
       run_fail("job {}: file size {} is smaller than the block size {}", job_.name, file.size,
-               random_unit_);
+               largest_min_bs);
     }
     cursors_.push_back(cursor);
     total += file.size;
   }
   io_per_loop_ = job_.io_size != 0 ? job_.io_size : total;
-  uint64_t largest_min_bs =
-      std::max(reads ? job_.block_size[0].min : 0, writes ? job_.block_size[1].min : 0);
   if (io_per_loop_ < largest_min_bs) {
     run_fail("job {}: io_size/size {} is smaller than the block size {}; raise size or lower bs",
              job_.name, io_per_loop_, largest_min_bs);
   }
+  // A time-based job has no loops: as in fio, its files start over one by one as each is done.
+  if (job_.time_based) io_per_loop_ = UINT64_MAX;
 
   int depth =
       job_.engine == Engine::kPsync || job_.engine == Engine::kSync ? 1 : std::max(1, job_.iodepth);
@@ -186,6 +193,7 @@ void Worker::start_loop() {
 }
 
 void Worker::start_file_pass(FileCursor& c) {
+  c.finished = false;
   c.next_seq = 0;
   c.order.reset(c.blocks, rng_.next());
   if (is_random(job_.pattern) && !job_.norandommap) c.done.reset(c.blocks);
@@ -228,23 +236,8 @@ bool Worker::plan(IoUnit& unit) {
     }
     len = (io_per_loop_ - loop_issued_) / bs.min * bs.min;
   }
-  int file = next_file_;
-  next_file_ = (next_file_ + 1) % static_cast<int>(cursors_.size());
-  FileCursor& c = cursors_[static_cast<size_t>(file)];
-  len = std::min(len, c.size);
   uint64_t offset;
-  if (is_random(job_.pattern)) {
-    if (job_.norandommap) {
-      offset = rng_.below(c.blocks) * random_unit_;
-      if (offset + len > c.size) offset = (c.size - len) / random_unit_ * random_unit_;
-    } else {
-      offset = free_offset(c, len);
-    }
-  } else {
-    if (c.next_seq + len > c.size) c.next_seq = 0;
-    offset = c.next_seq;
-    c.next_seq += len;
-  }
+  int file = place(dir, len, offset);
   unit.dir = dir;
   unit.len = static_cast<uint32_t>(len);
   unit.file = file;
@@ -259,10 +252,53 @@ bool Worker::plan(IoUnit& unit) {
   return !stopped();
 }
 
+// fio's per-file accounting: round robin over the files, passing over those that had their
+// share of the pass (a file done in one direction is done in both, as in fio); once all have
+// (io_size above the files' size), all start a new pass. In a time-based run each file starts
+// over on its own as soon as it is done. Cuts `len` to the room at the offset.
+int Worker::place(Direction dir, uint64_t& len, uint64_t& offset) {
+  for (;;) {
+    for (size_t tried = 0; tried < cursors_.size(); ++tried) {
+      int file = next_file_;
+      next_file_ = (next_file_ + 1) % static_cast<int>(cursors_.size());
+      FileCursor& c = cursors_[static_cast<size_t>(file)];
+      if (job_.time_based && file_pass_over(c, dir)) start_file_pass(c);
+      if (!c.finished && !file_pass_over(c, dir)) {
+        offset = next_offset(c, dir, len);
+        return file;
+      }
+      c.finished = true;
+    }
+    for (FileCursor& c : cursors_) start_file_pass(c);
+  }
+}
+
+// Whether the file has no room left in this pass for an I/O of `dir`.
+bool Worker::file_pass_over(const FileCursor& c, Direction dir) const {
+  if (!is_random(job_.pattern)) {
+    return c.next_seq + job_.block_size[static_cast<int>(dir)].min > c.size;
+  }
+  return !job_.norandommap && c.done.full();
+}
+
+// The file's offset for the next I/O of `dir`, with `len` cut to the room there: the rest of the
+// file, as fio's get_next_buflen fits the size to the file.
+uint64_t Worker::next_offset(FileCursor& c, Direction dir, uint64_t& len) {
+  if (!is_random(job_.pattern)) {
+    const uint64_t min_bs = job_.block_size[static_cast<int>(dir)].min;
+    len = std::min(len, (c.size - c.next_seq) / min_bs * min_bs);
+    c.next_seq += len;
+    return c.next_seq - len;
+  }
+  if (!job_.norandommap) return free_offset(c, len);
+  uint64_t offset = rng_.below(c.blocks) * random_unit_;
+  len = std::min(len, (c.size - offset) / random_unit_ * random_unit_);
+  return offset;
+}
+
 // fio's random map (io_u.c: get_next_rand_offset, mark_random_map): the I/O starts on a random
 // block, or the next one this pass has not done, and is cut short before the next done one.
 uint64_t Worker::free_offset(FileCursor& c, uint64_t& len) {
-  if (c.done.full()) start_file_pass(c);  // done before the loop is: start over, as seq does
   uint64_t block = c.done.next_free(c.order.next());
   uint64_t claimed = c.done.claim(block, (len + random_unit_ - 1) / random_unit_);
   len = std::min(len, claimed * random_unit_);

@@ -210,6 +210,33 @@ TEST_F(WorkerTest, RandomBlockSizeRangeWritesEveryBlockOnce) {
   EXPECT_EQ(unwritten_blocks(dir_ / "data"), 0u);
 }
 
+// fio's per-file accounting: each file is done once per pass whatever the others' sizes (kdio
+// used to split the total evenly, wrapping the small file and leaving 64 blocks of the other).
+TEST_F(WorkerTest, FilesOfDifferentSizesAreEachDoneOnce) {
+  Job job = make_job(Engine::kPsync, Pattern::kWrite, 0, 4096);
+  job.files = {(dir_ / "big").string(), (dir_ / "small").string()};
+  std::ofstream(job.files[0]).close();
+  std::ofstream(job.files[1]).close();
+  fs::resize_file(job.files[0], kMiB);
+  fs::resize_file(job.files[1], kMiB / 2);
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[1].io_bytes, 3 * kMiB / 2);
+  EXPECT_EQ(unwritten_blocks(job.files[0]), 0u);
+  EXPECT_EQ(unwritten_blocks(job.files[1]), 0u);
+}
+
+// A file's last I/O is cut to the room left in it rather than wrapping to its start (kdio
+// used to, leaving blocks of the other file undone).
+TEST_F(WorkerTest, SequentialBlockSizeRangeWritesEachFileOnce) {
+  Job job = make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096);
+  job.block_size[1] = {4096, 16384};
+  job.files = {(dir_ / "a").string(), (dir_ / "b").string()};
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[1].io_bytes, 2 * kMiB);
+  EXPECT_EQ(unwritten_blocks(job.files[0]), 0u);
+  EXPECT_EQ(unwritten_blocks(job.files[1]), 0u);
+}
+
 TEST_F(WorkerTest, TimeBasedRunsForTheRuntime) {
   // Buffered reads of a 64 KiB file: page-cache hits, so 300 ms surely wraps around it.
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, 64 * 1024, 4096);
