@@ -46,8 +46,8 @@ struct FreeDeleter {
 
 struct FileCursor {
   uint64_t size = 0;
-  uint64_t next_seq = 0;
-  uint64_t blocks = 0;  // of random_unit_ bytes
+  uint64_t next_seq[2] = {0, 0};  // per Direction: reads and writes walk apart, as in fio
+  uint64_t blocks = 0;            // of random_unit_ bytes
   BlockOrder order;
   BlockMap done;          // random I/O with the random map only
   bool finished = false;  // the file has had its share of the current pass
@@ -72,6 +72,7 @@ class Worker {
   bool plan(IoUnit& unit);
   int place(Direction dir, uint64_t& len, uint64_t& offset);
   bool file_pass_over(const FileCursor& c, Direction dir) const;
+  void start_over(FileCursor& c, Direction dir);
   uint64_t next_offset(FileCursor& c, Direction dir, uint64_t& len);
   uint64_t free_offset(FileCursor& c, uint64_t& len);
   uint64_t rate_start_ns(Direction dir) const;
@@ -194,7 +195,7 @@ void Worker::start_loop() {
 
 void Worker::start_file_pass(FileCursor& c) {
   c.finished = false;
-  c.next_seq = 0;
+  c.next_seq[0] = c.next_seq[1] = 0;
   c.order.reset(c.blocks, rng_.next());
   if (is_random(job_.pattern) && !job_.norandommap) c.done.reset(c.blocks);
 }
@@ -262,7 +263,7 @@ int Worker::place(Direction dir, uint64_t& len, uint64_t& offset) {
       int file = next_file_;
       next_file_ = (next_file_ + 1) % static_cast<int>(cursors_.size());
       FileCursor& c = cursors_[static_cast<size_t>(file)];
-      if (job_.time_based && file_pass_over(c, dir)) start_file_pass(c);
+      if (job_.time_based && file_pass_over(c, dir)) start_over(c, dir);
       if (!c.finished && !file_pass_over(c, dir)) {
         offset = next_offset(c, dir, len);
         return file;
@@ -276,19 +277,31 @@ int Worker::place(Direction dir, uint64_t& len, uint64_t& offset) {
 // Whether the file has no room left in this pass for an I/O of `dir`.
 bool Worker::file_pass_over(const FileCursor& c, Direction dir) const {
   if (!is_random(job_.pattern)) {
-    return c.next_seq + job_.block_size[static_cast<int>(dir)].min > c.size;
+    const int d = static_cast<int>(dir);
+    return c.next_seq[d] + job_.block_size[d].min > c.size;
   }
   return !job_.norandommap && c.done.full();
+}
+
+// In a time-based run: a random file starts a new pass, a sequential one starts over in the
+// direction that reached its end only (fio's get_next_seq_offset).
+void Worker::start_over(FileCursor& c, Direction dir) {
+  if (is_random(job_.pattern)) {
+    start_file_pass(c);
+  } else {
+    c.next_seq[static_cast<int>(dir)] = 0;
+  }
 }
 
 // The file's offset for the next I/O of `dir`, with `len` cut to the room there: the rest of the
 // file, as fio's get_next_buflen fits the size to the file.
 uint64_t Worker::next_offset(FileCursor& c, Direction dir, uint64_t& len) {
   if (!is_random(job_.pattern)) {
-    const uint64_t min_bs = job_.block_size[static_cast<int>(dir)].min;
-    len = std::min(len, (c.size - c.next_seq) / min_bs * min_bs);
-    c.next_seq += len;
-    return c.next_seq - len;
+    const int d = static_cast<int>(dir);
+    const uint64_t min_bs = job_.block_size[d].min;
+    len = std::min(len, (c.size - c.next_seq[d]) / min_bs * min_bs);
+    c.next_seq[d] += len;
+    return c.next_seq[d] - len;
   }
   if (!job_.norandommap) return free_offset(c, len);
   uint64_t offset = rng_.below(c.blocks) * random_unit_;

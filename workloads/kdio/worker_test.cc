@@ -66,7 +66,7 @@ class WorkerTest : public ::testing::Test {
 };
 
 // How many 4 KiB blocks of the file hold only zeroes: on a file that starts out zeroed, the
-// blocks a job never wrote.
+// blocks a job never wrote (when it only writes: reads would fill the buffers with zeroes).
 uint64_t unwritten_blocks(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<char> block(4096);
@@ -75,6 +75,22 @@ uint64_t unwritten_blocks(const fs::path& path) {
     unwritten += std::all_of(block.begin(), block.end(), [](char c) { return c == 0; });
   }
   return unwritten;
+}
+
+// Bytes of [0, end) of a sparse file that hold data: on a file that starts out as one hole, the
+// ones a job wrote, whatever it wrote.
+uint64_t written_bytes(const fs::path& path, uint64_t end) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ::fsync(fd);
+  uint64_t written = 0;
+  off_t data = ::lseek(fd, 0, SEEK_DATA);
+  while (data >= 0 && static_cast<uint64_t>(data) < end) {
+    off_t hole = ::lseek(fd, data, SEEK_HOLE);
+    written += std::min(static_cast<uint64_t>(hole), end) - static_cast<uint64_t>(data);
+    data = ::lseek(fd, hole, SEEK_DATA);
+  }
+  ::close(fd);
+  return written;
 }
 
 // Whether a direction did `ios` I/Os of `bytes` in all, each with its latencies recorded.
@@ -235,6 +251,35 @@ TEST_F(WorkerTest, SequentialBlockSizeRangeWritesEachFileOnce) {
   EXPECT_EQ(r.dir[1].io_bytes, 2 * kMiB);
   EXPECT_EQ(unwritten_blocks(job.files[0]), 0u);
   EXPECT_EQ(unwritten_blocks(job.files[1]), 0u);
+}
+
+// Sequential mixed I/O: reads and writes each walk the file from its start, as in fio, so the
+// writes fill a prefix of the file (kdio shared one offset and scattered them over it).
+TEST_F(WorkerTest, SequentialMixedWritesFillTheStartOfTheFile) {
+  Job job = make_job(Engine::kPsync, Pattern::kReadWrite, kMiB, 4096);
+  std::ofstream(job.files[0]).close();
+  fs::resize_file(job.files[0], kMiB);  // a hole, and no laying out
+  JobResult r = run(job);
+  const uint64_t written = r.dir[1].io_bytes;
+  ASSERT_GT(written, 0u);
+  EXPECT_EQ(r.dir[0].io_bytes + written, kMiB);
+  EXPECT_EQ(written_bytes(job.files[0], written), written);
+  EXPECT_EQ(written_bytes(job.files[0], kMiB), written);
+}
+
+// Time-based: the direction that reaches the end starts over on its own, so the few writes of a
+// read-mostly job still walk the whole file instead of being sent back with the reads.
+TEST_F(WorkerTest, TimeBasedSequentialMixedWritesWalkTheWholeFile) {
+  Job job = make_job(Engine::kPsync, Pattern::kReadWrite, 64 * 1024, 4096);
+  job.direct = false;
+  job.rwmix_read_percent = 90;
+  job.time_based = true;
+  job.runtime_ns = 300'000'000;
+  std::ofstream(job.files[0]).close();
+  fs::resize_file(job.files[0], 64 * 1024);
+  JobResult r = run(job);
+  ASSERT_GT(r.dir[1].io_bytes, 64 * 1024u);
+  EXPECT_EQ(written_bytes(job.files[0], 64 * 1024), 64 * 1024u);
 }
 
 TEST_F(WorkerTest, TimeBasedRunsForTheRuntime) {
