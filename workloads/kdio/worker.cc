@@ -80,8 +80,15 @@ class Worker {
   void wait_for_rate(Direction dir);
   void complete(IoUnit& unit, uint64_t done_ns, bool async);
   void check_result(const IoUnit& unit) const;
-  void after_write(int file);
+  void count_write(int file);
+  bool flushes_at_loop_end() const { return job_.end_fsync && job_writes(job_); }
+  bool syncs_pending() const {
+    return sync_due_file_ >= 0 || (loop_ended_ && flushes_at_loop_end());
+  }
+  void run_pending_syncs();
+  uint64_t timed_sync(int file);
   void sync_file(int file);
+  void flush_files();
   void run_sync();
   void run_async();
   void drain();
@@ -116,6 +123,8 @@ class Worker {
   uint64_t issued_bytes_[2] = {0, 0};
   uint64_t issued_ios_[2] = {0, 0};
   uint64_t writes_ = 0;
+  int sync_due_file_ = -1;   // the file to sync before the next I/O, -1 = none
+  bool loop_ended_ = false;  // planning the latest I/O ended a loop
   int inflight_ = 0;
 };
 
@@ -202,12 +211,16 @@ void Worker::start_file_pass(FileCursor& c) {
 
 // Chooses the next unit's direction, size, file and offset; false when the job is done.
 bool Worker::plan(IoUnit& unit) {
+  loop_ended_ = false;
   if (stopped()) {
     result_.interrupted = true;
     return false;
   }
   if (loop_issued_ >= io_per_loop_) {
-    if (!job_.time_based && --loops_left_ <= 0) return false;
+    if (!job_.time_based) {
+      if (--loops_left_ <= 0) return false;
+      loop_ended_ = true;
+    }
     start_loop();
   }
   Direction dir;
@@ -397,38 +410,66 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   if (done_ns >= deadline_ns_) more_ = false;
 }
 
-void Worker::sync_file(int file) {
-  uint64_t t0 = now_ns();
+// Returns the latency.
+uint64_t Worker::timed_sync(int file) {
+  uint64_t start = now_ns();
   int fd = fds_[static_cast<size_t>(file)];
   int ret = job_.fdatasync_every && !job_.fsync_every ? ::fdatasync(fd) : ::fsync(fd);
-  uint64_t t1 = now_ns();
+  uint64_t end = now_ns();
   if (ret != 0) {
     run_fail("job {}: fsync of {} failed: {}", job_.name, job_.files[static_cast<size_t>(file)],
              std::strerror(errno));
   }
-  if (ramping_) return;
-  result_.sync.total_ios += 1;
-  result_.sync.lat.add(t1 - t0);
-  result_.sync.lat_hist.add(t1 - t0);
-  if (job_.sync_lat_log) result_.sync.log.add((t1 - stat_start_ns_) / 1'000'000, t1 - t0);
+  return end - start;
 }
 
-void Worker::after_write(int file) {
+void Worker::sync_file(int file) {
+  uint64_t lat = timed_sync(file);
+  if (ramping_) return;
+  result_.sync.total_ios += 1;
+  result_.sync.lat.add(lat);
+  result_.sync.lat_hist.add(lat);
+  if (job_.sync_lat_log) result_.sync.log.add((now_ns() - stat_start_ns_) / 1'000'000, lat);
+}
+
+// end_fsync: fio runs it outside its measurement, so it is no sync sample.
+void Worker::flush_files() {
+  for (size_t i = 0; i < fds_.size(); ++i) {
+    if (::fsync(fds_[i]) != 0) {
+      run_fail("job {}: end_fsync of {} failed: {}", job_.name, job_.files[i],
+               std::strerror(errno));
+    }
+  }
+}
+
+void Worker::count_write(int file) {
   ++writes_;
   int every = job_.fsync_every ? job_.fsync_every : job_.fdatasync_every;
-  if (every && writes_ % static_cast<uint64_t>(every) == 0) {
-    drain();
-    sync_file(file);
+  if (every && writes_ % static_cast<uint64_t>(every) == 0) sync_due_file_ = file;
+}
+
+// Called with nothing in flight, before the next I/O is issued. fio syncs when it asks for the
+// next I/O, not after the write, so no sync follows the last write. A loop's end (fio: the
+// files are done) comes after that sync; end_fsync then flushes the files unless fio just
+// synced, and the next loop, having forgotten the sync, starts with another one.
+void Worker::run_pending_syncs() {
+  const bool synced = sync_due_file_ >= 0;
+  if (synced) sync_file(sync_due_file_);
+  if (loop_ended_) {
+    if (flushes_at_loop_end() && !synced) flush_files();
+    if (synced) sync_file(sync_due_file_);
   }
+  sync_due_file_ = -1;
 }
 
 void Worker::run_sync() {
   IoUnit& unit = units_[0];
   while (more_ && plan(unit)) {
+    if (syncs_pending()) run_pending_syncs();
     unit.start_ns = unit.issue_ns = now_ns();
     engine_->transfer(unit);
     complete(unit, now_ns(), false);
-    if (unit.dir == Direction::kWrite) after_write(unit.file);
+    if (unit.dir == Direction::kWrite) count_write(unit.file);
   }
 }
 
@@ -453,39 +494,37 @@ void Worker::run_async() {
                          : std::clamp(job_.iodepth_batch_complete_max, complete_min, depth);
   std::vector<IoUnit*> staged(static_cast<size_t>(batch));
   int nstaged = 0;
-  int pending_sync_file = -1;
+  auto submit_staged = [&] {
+    if (nstaged == 0) return;
+    engine_->commit();
+    // One timestamp for the whole batch, as fio takes it after io_submit.
+    uint64_t t = now_ns();
+    for (int i = 0; i < nstaged; ++i) staged[static_cast<size_t>(i)]->issue_ns = t;
+    inflight_ += nstaged;
+    nstaged = 0;
+  };
   for (;;) {
-    while (more_ && pending_sync_file < 0 && !free_units_.empty()) {
+    while (more_ && !free_units_.empty()) {
       IoUnit* unit = free_units_.back();
       if (!plan(*unit)) {
         more_ = false;
         break;
       }
       free_units_.pop_back();
+      if (syncs_pending()) {
+        submit_staged();
+        drain();
+        run_pending_syncs();
+      }
       unit->start_ns = now_ns();
       engine_->queue(*unit);
       staged[static_cast<size_t>(nstaged++)] = unit;
-      if (unit->dir == Direction::kWrite) {
-        ++writes_;
-        int every = job_.fsync_every ? job_.fsync_every : job_.fdatasync_every;
-        if (every && writes_ % static_cast<uint64_t>(every) == 0) pending_sync_file = unit->file;
-      }
+      if (unit->dir == Direction::kWrite) count_write(unit->file);
       if (nstaged >= batch) break;
     }
     if (nstaged > 0) {
-      engine_->commit();
-      // One timestamp for the whole batch, as fio takes it after io_submit.
-      uint64_t t = now_ns();
-      for (int i = 0; i < nstaged; ++i) staged[static_cast<size_t>(i)]->issue_ns = t;
-      inflight_ += nstaged;
-      nstaged = 0;
-      if (more_ && pending_sync_file < 0 && !free_units_.empty()) continue;
-    }
-    if (pending_sync_file >= 0) {
-      drain();
-      sync_file(pending_sync_file);
-      pending_sync_file = -1;
-      continue;
+      submit_staged();
+      if (more_ && !free_units_.empty()) continue;
     }
     if (inflight_ == 0) break;
     int n = engine_->reap(std::min(complete_min, inflight_), complete_max, done_.data());
@@ -524,9 +563,7 @@ void Worker::run() {
     } else {
       run_async();
     }
-    if (job_.end_fsync && job_writes(job_)) {
-      for (size_t i = 0; i < fds_.size(); ++i) sync_file(static_cast<int>(i));
-    }
+    if (flushes_at_loop_end()) flush_files();
   } catch (...) {
     finish(now_ns());
     throw;
