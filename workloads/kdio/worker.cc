@@ -388,8 +388,7 @@ void Worker::check_result(const IoUnit& unit) const {
 
 void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   check_result(unit);
-  if (ramping_) {
-    if (done_ns < run_start_ns_ + job_.ramp_time_ns) return;
+  if (ramping_ && done_ns >= run_start_ns_ + job_.ramp_time_ns) {
     // Ramp over: everything measured so far is discarded and the clocks restart.
     ramping_ = false;
     JobResult fresh;
@@ -402,6 +401,8 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   DirResult& d = result_.dir[static_cast<int>(unit.dir)];
   d.io_bytes += unit.len;
   d.total_ios += 1;
+  // As fio: a job that ends within its ramp reports the ramp's I/O, without latencies.
+  if (ramping_) return;
   uint64_t clat = done_ns - unit.issue_ns;
   d.clat.add(clat);
   d.clat_hist.add(clat);

@@ -354,6 +354,19 @@ TEST_F(WorkerTest, RampTimeIsNotMeasured) {
   EXPECT_EQ(r.dir[0].total_ios, r.dir[0].clat.samples);
 }
 
+// fio reports the I/O of a job that ends within its ramp_time (bytes, count, run time), but no
+// latencies; the job does not wait for the ramp to end.
+TEST_F(WorkerTest, RampLongerThanTheJobReportsItsIo) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  job.ramp_time_ns = 3600'000'000'000;
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[0].io_bytes, kMiB);
+  EXPECT_EQ(r.dir[0].total_ios, 256u);
+  EXPECT_EQ(r.dir[0].clat.samples, 0u);
+  EXPECT_EQ(r.dir[0].lat.samples, 0u);
+  EXPECT_TRUE(r.finished);
+}
+
 TEST_F(WorkerTest, StopRequestInterrupts) {
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
   lay_out_files({job});
