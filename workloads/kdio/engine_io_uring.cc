@@ -37,20 +37,21 @@ class IoUringEngine final : public IoEngine {
       if (ret != -EINVAL) break;
     }
     if (ret < 0) {
-      run_fail("io_uring setup failed: {}{}", std::strerror(-ret),
-               job.sqthread_poll ? " (sqthread_poll needs CAP_SYS_NICE on older kernels)" : "");
+      run_fail_errno(
+          -ret, "io_uring setup failed: {}{}", std::strerror(-ret),
+          job.sqthread_poll ? " (sqthread_poll needs CAP_SYS_NICE on older kernels)" : "");
     }
     if (fixed_files_) {
       ret = io_uring_register_files(&ring_, fds_.data(), static_cast<unsigned>(fds_.size()));
-      if (ret < 0) run_fail("io_uring registerfiles failed: {}", std::strerror(-ret));
+      if (ret < 0) run_fail_errno(-ret, "io_uring registerfiles failed: {}", std::strerror(-ret));
     }
     if (fixed_bufs_) {
       std::vector<iovec> iovs;
       for (IoUnit& unit : units) iovs.push_back({unit.buf, unit.len});
       ret = io_uring_register_buffers(&ring_, iovs.data(), static_cast<unsigned>(iovs.size()));
       if (ret < 0) {
-        run_fail("io_uring fixedbufs failed: {}; raise the memlock limit (ulimit -l)",
-                 std::strerror(-ret));
+        run_fail_errno(-ret, "io_uring fixedbufs failed: {}; raise the memlock limit (ulimit -l)",
+                       std::strerror(-ret));
       }
     }
   }
@@ -86,7 +87,7 @@ class IoUringEngine final : public IoEngine {
     while (staged_ > 0) {
       int ret = io_uring_submit(&ring_);
       if (ret == -EAGAIN || ret == -EINTR) continue;
-      if (ret < 0) run_fail("io_uring submit failed: {}", std::strerror(-ret));
+      if (ret < 0) run_fail_errno(-ret, "io_uring submit failed: {}", std::strerror(-ret));
       staged_ -= ret;
     }
     return n;
@@ -98,7 +99,7 @@ class IoUringEngine final : public IoEngine {
     do {
       ret = io_uring_wait_cqe_nr(&ring_, &cqe, static_cast<unsigned>(min));
     } while (ret == -EINTR || ret == -EAGAIN);
-    if (ret < 0) run_fail("io_uring wait failed: {}", std::strerror(-ret));
+    if (ret < 0) run_fail_errno(-ret, "io_uring wait failed: {}", std::strerror(-ret));
     unsigned n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), static_cast<unsigned>(max));
     for (unsigned i = 0; i < n; ++i) {
       auto* unit = static_cast<IoUnit*>(io_uring_cqe_get_data(cqes_[i]));

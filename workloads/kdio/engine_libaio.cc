@@ -21,8 +21,9 @@ class LibaioEngine final : public IoEngine {
     failed_.reserve(static_cast<size_t>(job.iodepth));
     int ret = io_setup(job.iodepth, &ctx_);
     if (ret < 0) {
-      run_fail("io_setup({}) failed: {}; raise /proc/sys/fs/aio-max-nr or lower iodepth",
-               job.iodepth, std::strerror(-ret));
+      run_fail_errno(-ret,
+                     "io_setup({}) failed: {}; raise /proc/sys/fs/aio-max-nr or lower iodepth",
+                     job.iodepth, std::strerror(-ret));
     }
   }
   ~LibaioEngine() override { io_destroy(ctx_); }
@@ -74,7 +75,7 @@ class LibaioEngine final : public IoEngine {
     do {
       ret = io_getevents(ctx_, min, max, events_.data(), nullptr);
     } while (ret == -EINTR);
-    if (ret < 0) run_fail("io_getevents failed: {}", std::strerror(-ret));
+    if (ret < 0) run_fail_errno(-ret, "io_getevents failed: {}", std::strerror(-ret));
     for (int i = 0; i < ret; ++i) {
       io_event& ev = events_[static_cast<size_t>(i)];
       auto* unit = static_cast<IoUnit*>(ev.data);

@@ -176,7 +176,8 @@ void Worker::setup() {
   uint64_t stride = (max_bs + 4095) / 4096 * 4096;
   void* mem = nullptr;
   if (posix_memalign(&mem, 4096, stride * static_cast<uint64_t>(depth)) != 0) {
-    run_fail("job {}: cannot allocate {} I/O buffers of {} bytes", job_.name, depth, max_bs);
+    run_fail_errno(ENOMEM, "job {}: cannot allocate {} I/O buffers of {} bytes", job_.name, depth,
+                   max_bs);
   }
   buffers_.reset(mem);
   // Random contents, written once: what fio writes by default, and never all zeroes.
@@ -365,22 +366,24 @@ void Worker::check_result(const IoUnit& unit) const {
   const char* what = unit.dir == Direction::kRead ? "read" : "write";
   const std::string& path = job_.files[static_cast<size_t>(unit.file)];
   if (unit.result == -EINVAL && job_.direct) {
-    run_fail(
+    run_fail_errno(
+        EINVAL,
         "job {}: {} of {} bytes at offset {} of {} failed with EINVAL: with direct=1 "
         "(O_DIRECT) offsets, sizes and buffers must be aligned to the device's logical "
         "block size; use a bs that is a multiple of 4096 (or of the device's sector size)",
         job_.name, what, unit.len, unit.offset, path);
   }
   if (unit.result == -EOPNOTSUPP && job_.hipri) {
-    run_fail(
-        "job {}: polled I/O (hipri=1) is not supported for {}: the device needs poll "
-        "queues (e.g. nvme.poll_queues=2 on the kernel command line) and direct=1; or "
-        "drop hipri",
-        job_.name, path);
+    run_fail_errno(EOPNOTSUPP,
+                   "job {}: polled I/O (hipri=1) is not supported for {}: the device needs poll "
+                   "queues (e.g. nvme.poll_queues=2 on the kernel command line) and direct=1; or "
+                   "drop hipri",
+                   job_.name, path);
   }
   if (unit.result < 0) {
-    run_fail("job {}: {} of {} bytes at offset {} of {} failed: {}", job_.name, what, unit.len,
-             unit.offset, path, std::strerror(static_cast<int>(-unit.result)));
+    int err = static_cast<int>(-unit.result);
+    run_fail_errno(err, "job {}: {} of {} bytes at offset {} of {} failed: {}", job_.name, what,
+                   unit.len, unit.offset, path, std::strerror(err));
   }
   run_fail("job {}: short {} ({} of {} bytes) at offset {} of {}; is the file smaller than size?",
            job_.name, what, unit.result, unit.len, unit.offset, path);
@@ -416,10 +419,11 @@ uint64_t Worker::timed_sync(int file) {
   uint64_t start = now_ns();
   int fd = fds_[static_cast<size_t>(file)];
   int ret = job_.fdatasync_every && !job_.fsync_every ? ::fdatasync(fd) : ::fsync(fd);
+  int err = errno;
   uint64_t end = now_ns();
   if (ret != 0) {
-    run_fail("job {}: fsync of {} failed: {}", job_.name, job_.files[static_cast<size_t>(file)],
-             std::strerror(errno));
+    run_fail_errno(err, "job {}: fsync of {} failed: {}", job_.name,
+                   job_.files[static_cast<size_t>(file)], std::strerror(err));
   }
   return end - start;
 }
@@ -437,8 +441,9 @@ void Worker::sync_file(int file) {
 void Worker::flush_files() {
   for (size_t i = 0; i < fds_.size(); ++i) {
     if (::fsync(fds_[i]) != 0) {
-      run_fail("job {}: end_fsync of {} failed: {}", job_.name, job_.files[i],
-               std::strerror(errno));
+      int err = errno;
+      run_fail_errno(err, "job {}: end_fsync of {} failed: {}", job_.name, job_.files[i],
+                     std::strerror(err));
     }
   }
 }
@@ -592,7 +597,8 @@ void run_job(const Job& job, int job_number, JobResult& result, const std::atomi
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (!what.starts_with("job ")) what = fmt::format("job {}: {}", job.name, what);
-    result.set_error(EIO, what.c_str());
+    const auto* run_error = dynamic_cast<const RunError*>(&e);
+    result.set_error(run_error != nullptr ? run_error->error_number() : EIO, what.c_str());
     if (!waited) wait_for_start();
   }
 }

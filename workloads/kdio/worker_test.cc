@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -386,6 +387,19 @@ TEST_F(WorkerTest, UnalignedDirectBlockSizeIsExplained) {
   EXPECT_NE(result.error, 0);
   EXPECT_NE(std::string(result.error_message).find("logical block size"), std::string::npos)
       << result.error_message;
+}
+
+// As in fio, a failed job's error is the errno of the failed call: reading a directory is
+// EISDIR, not EIO.
+TEST_F(WorkerTest, AFailedIoReportsItsErrno) {
+  Job job = make_job(Engine::kPsync, Pattern::kRead, 0, 4096);
+  job.direct = false;
+  job.files = {dir_.string()};
+  JobResult result;
+  std::atomic<bool> stop{false};
+  run_job(job, 0, result, stop, [] {});
+  EXPECT_EQ(result.error, EISDIR) << result.error_message;
+  EXPECT_FALSE(result.finished);
 }
 
 TEST_F(WorkerTest, ProcessesAndThreadsWithStonewallAndGroupReporting) {
