@@ -217,11 +217,10 @@ bool Worker::plan(IoUnit& unit) {
     result_.interrupted = true;
     return false;
   }
+  // Never in a time-based job: its budget per loop has no end.
   if (loop_issued_ >= io_per_loop_) {
-    if (!job_.time_based) {
-      if (--loops_left_ <= 0) return false;
-      loop_ended_ = true;
-    }
+    if (--loops_left_ <= 0) return false;
+    loop_ended_ = true;
     start_loop();
   }
   Direction dir;
