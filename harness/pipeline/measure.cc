@@ -143,6 +143,9 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   timings_.teardown += std::max(0.0, seconds_since(start) - result.image_seconds -
                                          result.boot_seconds - result.workload_seconds);
   events_.phase_end("vm", seconds_since(start), outcome_name(result.outcome));
+  if (result.outcome == Outcome::kOk && !result.detail.empty()) {
+    events_.note("warning", fmt::format("{}: {}", commit.substr(0, 12), result.detail));
+  }
 
   run.host = result.host;
   run.accel = result.accel;

@@ -121,7 +121,13 @@ Classification classify(const ConsoleWatch& console, VmEnd end, std::string_view
   }
   if (const Frame* result = frames.frame("result")) {
     std::string problem = kdio_json_problem(result->payload);
-    if (problem.empty()) return {Outcome::kOk, "", result->payload};
+    // The samples stand (the workload finished), but whoever reads them should know.
+    if (problem.empty()) {
+      std::string detail = console.kernel_failure().empty()
+                               ? ""
+                               : "the kernel failed during the run: " + console.kernel_failure();
+      return {Outcome::kOk, detail, result->payload};
+    }
     return {Outcome::kWorkloadFailed, fmt::format("kdio result rejected: {}", problem), ""};
   }
   if (const Frame* error = frames.frame("error")) {

@@ -42,6 +42,17 @@ TEST(Classify, ResultFrameOfTheRightShapeIsOk) {
   auto verdict = classify(watch, VmEnd::kExited, "");
   EXPECT_EQ(verdict.outcome, Outcome::kOk) << verdict.detail;
   EXPECT_EQ(verdict.kdio_json, R"({"jobs":[{"jobname":"a"}]})");
+  EXPECT_EQ(verdict.detail, "");
+}
+
+TEST(Classify, AKernelFailureBesideAResultIsSaidWithTheSamples) {
+  auto watch = watch_text(
+      kBoot + "KBISECT-PROGRESS init\n[    9.1] BUG: soft lockup - CPU#0 stuck for 22s!\n" +
+      frame("result", R"({"jobs":[{"jobname":"a"}]})", "eyJqb2JzIjpbeyJqb2JuYW1lIjoiYSJ9XX0="));
+  auto verdict = classify(watch, VmEnd::kExited, "");
+  EXPECT_EQ(verdict.outcome, Outcome::kOk);
+  EXPECT_EQ(verdict.detail,
+            "the kernel failed during the run: BUG: soft lockup - CPU#0 stuck for 22s!");
 }
 
 TEST(Classify, ResultOfTheWrongShapeIsWorkloadFailed) {
