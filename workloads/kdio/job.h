@@ -80,10 +80,6 @@ struct Job {
 
   // The options exactly as given (after inheritance from [global]), for the JSON "kdio" object.
   std::map<std::string, std::string> given_options;
-  // fio's JSON splits them: "global options" are those of [global] (on the command line, those
-  // before the first --name), a job's "job options" those of its own section (after its --name).
-  std::map<std::string, std::string> global_options;
-  std::map<std::string, std::string> job_options;
 };
 
 struct JobFile {

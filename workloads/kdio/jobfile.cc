@@ -41,11 +41,6 @@ std::string where_of(const JobState& state, const std::string& option, const std
   return found == state.where.end() ? job : found->second;
 }
 
-// An option of the job itself rather than inherited from [global], once applied.
-void note_job_option(JobState& state, const IniOption& option) {
-  state.job.job_options[option.key] = state.job.given_options.at(option.key);
-}
-
 // Turns the options of one job into its clones, numbering reporting groups as fio's add_job().
 class Builder {
  public:
@@ -56,7 +51,6 @@ class Builder {
     }
     JobState state = global_;
     apply_all(state, section.options);
-    for (const IniOption& option : section.options) note_job_option(state, option);
     if (stonewall) state.job.stonewall = true;
     add_job(std::move(state), section.name, section.where);
   }
@@ -69,7 +63,6 @@ class Builder {
 
   void add_job(JobState state, const std::string& base_name, const std::string& where) {
     if (state.job.name.empty()) state.job.name = base_name;
-    state.job.global_options = global_.job.given_options;
     Job job = finish(state, where);
     if ((job.stonewall || state.new_group) && jobs_in_group_ > 0) {
       ++group_id_;
@@ -333,12 +326,7 @@ JobFile parse_command_line_jobs(const std::vector<std::string>& args) {
       if (job) builder.add_job(std::move(job->state), job->name, job->where);
       job = Pending{builder.global(), *option.value, option.where};
     }
-    if (job) {
-      apply_option(job->state, option);
-      note_job_option(job->state, option);
-    } else {
-      apply_option(builder.global(), option);
-    }
+    apply_option(job ? job->state : builder.global(), option);
   }
   if (job) builder.add_job(std::move(job->state), job->name, job->where);
   return builder.take(std::string(kCommandLine));

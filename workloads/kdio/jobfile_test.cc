@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 
 namespace kdio {
 namespace {
@@ -77,19 +76,6 @@ TEST(JobFile, GlobalAppliesOnlyToTheJobsBelowIt) {
   EXPECT_EQ(file.jobs[2].given_options.at("size"), "2m");
   EXPECT_EQ(file.jobs[2].given_options.at("bs"), "16k");
   EXPECT_EQ(file.jobs[2].given_options.at("rw"), "randread");
-}
-
-// fio's JSON has the [global] options once, as "global options", and each job's own (also a
-// value it sets again) as its "job options".
-TEST(JobFile, GlobalOptionsAndJobOptionsAreKeptApart) {
-  const JobFile file = parse("[global]\nbs=8k\nsize=2m\n[a]\nbs=8k\nrw=randread\n[b]\n");
-  ASSERT_EQ(file.jobs.size(), 2u);
-  const std::map<std::string, std::string> global = {{"bs", "8k"}, {"size", "2m"}};
-  EXPECT_EQ(file.jobs[0].global_options, global);
-  EXPECT_EQ(file.jobs[0].job_options,
-            (std::map<std::string, std::string>{{"bs", "8k"}, {"rw", "randread"}}));
-  EXPECT_EQ(file.jobs[1].global_options, global);
-  EXPECT_TRUE(file.jobs[1].job_options.empty());
 }
 
 TEST(JobFile, KbBaseAppliesToItsWholeSectionButNotToInheritedValues) {
@@ -275,10 +261,6 @@ TEST(CommandLine, EachNameStartsAJobAndEarlierOptionsAreGlobal) {
   EXPECT_EQ(file.jobs[2].files, std::vector<std::string>{"b.1.0"});
   EXPECT_EQ(file.jobs[1].given_options.at("name"), "b");
   EXPECT_EQ(file.jobs[1].given_options.at("size"), "1m");
-  EXPECT_EQ(file.jobs[1].global_options,
-            (std::map<std::string, std::string>{{"direct", "1"}, {"size", "1m"}}));
-  EXPECT_EQ(file.jobs[1].job_options,
-            (std::map<std::string, std::string>{{"name", "b"}, {"bs", "8k"}, {"numjobs", "2"}}));
 }
 
 TEST(CommandLine, Errors) {

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "report.h"
@@ -62,9 +61,9 @@ double cpu_percent(uint64_t cpu_ns, uint64_t runtime_ms) {
   return static_cast<double>(cpu_ns) / 1e4 / static_cast<double>(runtime_ms);
 }
 
-Json options_json(const std::map<std::string, std::string>& options) {
+Json options_json(const Job& job) {
   Json out = Json::object();
-  for (const auto& [key, value] : options) out[key] = value;
+  for (const auto& [key, value] : job.given_options) out[key] = value;
   return out;
 }
 
@@ -81,11 +80,6 @@ std::string render_json(const Report& report, bool plus) {
   ::localtime_r(&t, &tm);
   std::strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
   root["time"] = when;
-  // As fio, which has one [global]: several job files may differ in theirs; the first job's
-  // stand for all.
-  if (!report.jobs->empty() && !report.jobs->front().global_options.empty()) {
-    root["global options"] = options_json(report.jobs->front().global_options);
-  }
   Json jobs = Json::array();
   for (const ReportEntry& entry : report.entries) {
     const JobResult& r = entry.result;
@@ -94,7 +88,7 @@ std::string render_json(const Report& report, bool plus) {
     job["groupid"] = entry.job->group_id;
     job["error"] = r.error;
     if (r.error != 0) job["error_message"] = r.error_message;
-    if (!entry.job->job_options.empty()) job["job options"] = options_json(entry.job->job_options);
+    job["job options"] = options_json(*entry.job);
     job["read"] = dir_json(r.dir[0], plus);
     job["write"] = dir_json(r.dir[1], plus);
     job["trim"] = dir_json(r.dir[2], plus);
@@ -127,7 +121,7 @@ std::string render_json(const Report& report, bool plus) {
     one["name"] = job.name;
     one["clone"] = job.clone_index;
     one["groupid"] = job.group_id;
-    one["options"] = options_json(job.given_options);
+    one["options"] = options_json(job);
     parsed.push_back(std::move(one));
   }
   kdio["jobs"] = parsed;

@@ -32,9 +32,7 @@ std::vector<Job> two_jobs(bool group_reporting) {
   Job job;
   job.name = std::string(1, 'j');
   job.group_reporting = group_reporting;
-  job.given_options = {{"ioengine", "psync"}, {"rw", "randread"}, {"numjobs", "2"}};
-  job.global_options = {{"ioengine", "psync"}};
-  job.job_options = {{"rw", "randread"}, {"numjobs", "2"}};
+  job.given_options = {{"rw", "randread"}, {"numjobs", "2"}};
   std::vector<Job> jobs = {job, job};
   jobs[1].clone_index = 1;
   return jobs;
@@ -88,8 +86,7 @@ TEST(Report, JsonHasFioFieldsAndUnits) {
   EXPECT_EQ(job["jobname"], "j");
   EXPECT_EQ(job["groupid"], 0);
   EXPECT_EQ(job["error"], 0);
-  EXPECT_EQ(root["global options"], nlohmann::json({{"ioengine", "psync"}}));
-  EXPECT_EQ(job["job options"], nlohmann::json({{"numjobs", "2"}, {"rw", "randread"}}));
+  EXPECT_EQ(job["job options"]["rw"], "randread");
   const auto& read = job["read"];
   EXPECT_EQ(read["io_bytes"], 1000 * 4096);
   EXPECT_EQ(read["io_kbytes"], 4000);
@@ -126,21 +123,6 @@ TEST(Report, JsonHasFioFieldsAndUnits) {
   EXPECT_EQ(root["kdio"]["interrupted"], false);
   EXPECT_EQ(root["kdio"]["jobs"].size(), 2u);
   EXPECT_EQ(root["kdio"]["jobs"][1]["options"]["numjobs"], "2");
-}
-
-// As fio: no "global options" without a [global], no "job options" for a job with none of its
-// own.
-TEST(Report, JsonLeavesOutEmptyOptionObjects) {
-  std::vector<Job> jobs = two_jobs(false);
-  for (Job& job : jobs) {
-    job.global_options.clear();
-    job.job_options.clear();
-  }
-  std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
-  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
-  EXPECT_FALSE(root.contains("global options"));
-  EXPECT_FALSE(root["jobs"][0].contains("job options"));
-  EXPECT_EQ(root["kdio"]["jobs"][0]["options"]["ioengine"], "psync");
 }
 
 TEST(Report, SyncLatencyLogIsInTheJsonOnlyWhenAsked) {
