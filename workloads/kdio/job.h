@@ -37,7 +37,7 @@ struct Job {
   // bytes per file (size / nrfiles, or filesize). 0 only when filename= was given without
   // size: then use the file's or block device's current size (fio does the same).
   uint64_t file_size = 0;
-  uint64_t io_size = 0;  // bytes to transfer per loop; 0 = file_size * files
+  uint64_t io_size = 0;  // bytes to transfer, the job's limit times loops; 0 = file_size * files
   int loops = 1;
   bool fallocate = true;  // lay files out with fallocate (else write them)
   bool invalidate = true;

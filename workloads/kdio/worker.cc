@@ -67,9 +67,12 @@ class Worker {
     return base * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(job_number) + 1;
   }
   bool stopped() const { return stop_.load(std::memory_order_relaxed); }
-  void start_loop();
+  void start_pass();
+  bool start_next_pass();
   void start_file_pass(FileCursor& c);
   bool plan(IoUnit& unit);
+  Direction next_direction();
+  uint64_t draw_length(Direction dir);
   int place(Direction dir, uint64_t& len, uint64_t& offset);
   bool file_pass_over(const FileCursor& c, Direction dir) const;
   void start_over(FileCursor& c, Direction dir);
@@ -81,14 +84,13 @@ class Worker {
   void complete(IoUnit& unit, uint64_t done_ns, bool async);
   void check_result(const IoUnit& unit) const;
   void count_write(int file);
-  bool flushes_at_loop_end() const { return job_.end_fsync && job_writes(job_); }
-  bool syncs_pending() const {
-    return sync_due_file_ >= 0 || (loop_ended_ && flushes_at_loop_end());
-  }
+  bool flushes_at_pass_end() const { return job_.end_fsync && job_writes(job_); }
+  bool syncs_pending() const { return sync_due_file_ >= 0 || pass_ends_ > 0; }
   void run_pending_syncs();
   uint64_t timed_sync(int file);
   void sync_file(int file);
   void flush_files();
+  void run_final_syncs();
   void run_sync();
   void run_async();
   void drain();
@@ -108,11 +110,15 @@ class Worker {
   std::vector<IoUnit*> done_;
   std::unique_ptr<IoEngine> engine_;
 
-  uint64_t io_per_loop_ = 0;
+  uint64_t io_limit_ = 0;     // io_size, else the files' size: what more passes make up for
+  uint64_t issue_limit_ = 0;  // io_limit_ for each loop: the bytes the whole job issues
+  uint64_t max_bs_ = 0;
   uint64_t random_unit_ = 4096;
-  int loops_left_ = 0;
+  int loops_ = 1;
+  uint64_t passes_ = 0;  // started
   int next_file_ = 0;
-  uint64_t loop_issued_ = 0;
+  uint64_t issued_ = 0;  // bytes, in the whole job
+  uint64_t pass_issued_ = 0;
   bool more_ = true;  // false once the job has issued everything it will issue
 
   uint64_t run_start_ns_ = 0;
@@ -123,8 +129,9 @@ class Worker {
   uint64_t issued_bytes_[2] = {0, 0};
   uint64_t issued_ios_[2] = {0, 0};
   uint64_t writes_ = 0;
-  int sync_due_file_ = -1;   // the file to sync before the next I/O, -1 = none
-  bool loop_ended_ = false;  // planning the latest I/O ended a loop
+  int sync_due_file_ = -1;              // the file to sync before the next I/O, -1 = none
+  int pass_ends_ = 0;                   // passes ended since the syncs last ran
+  bool ended_with_files_done_ = false;  // the job's last pass, rather than at the limit
   int inflight_ = 0;
 };
 
@@ -162,22 +169,26 @@ void Worker::setup() {
     cursors_.push_back(cursor);
     total += file.size;
   }
-  io_per_loop_ = job_.io_size != 0 ? job_.io_size : total;
-  if (io_per_loop_ < largest_min_bs) {
+  io_limit_ = job_.io_size != 0 ? job_.io_size : total;
+  if (io_limit_ < largest_min_bs) {
     run_fail("job {}: io_size/size {} is smaller than the block size {}; raise size or lower bs",
-             job_.name, io_per_loop_, largest_min_bs);
+             job_.name, io_limit_, largest_min_bs);
   }
+  loops_ = std::max(1, job_.loops);
   // A time-based job has no loops: as in fio, its files start over one by one as each is done.
-  if (job_.time_based) io_per_loop_ = UINT64_MAX;
+  issue_limit_ = job_.time_based || io_limit_ > UINT64_MAX / static_cast<uint64_t>(loops_)
+                     ? UINT64_MAX
+                     : io_limit_ * static_cast<uint64_t>(loops_);
+  // fio's td_max_bs(): over both directions, used or not.
+  max_bs_ = std::max(job_.block_size[0].max, job_.block_size[1].max);
 
   int depth =
       job_.engine == Engine::kPsync || job_.engine == Engine::kSync ? 1 : std::max(1, job_.iodepth);
-  uint64_t max_bs = std::max(job_.block_size[0].max, job_.block_size[1].max);
-  uint64_t stride = (max_bs + 4095) / 4096 * 4096;
+  uint64_t stride = (max_bs_ + 4095) / 4096 * 4096;
   void* mem = nullptr;
   if (posix_memalign(&mem, 4096, stride * static_cast<uint64_t>(depth)) != 0) {
     run_fail_errno(ENOMEM, "job {}: cannot allocate {} I/O buffers of {} bytes", job_.name, depth,
-                   max_bs);
+                   max_bs_);
   }
   buffers_.reset(mem);
   // Random contents, written once: what fio writes by default, and never all zeroes.
@@ -190,7 +201,7 @@ void Worker::setup() {
   for (int i = 0; i < depth; ++i) {
     IoUnit& unit = units_[static_cast<size_t>(i)];
     unit.buf = static_cast<char*>(mem) + stride * static_cast<uint64_t>(i);
-    unit.len = static_cast<uint32_t>(max_bs);
+    unit.len = static_cast<uint32_t>(max_bs_);
     unit.index = static_cast<uint32_t>(i);
     free_units_.push_back(&unit);
   }
@@ -198,9 +209,23 @@ void Worker::setup() {
   engine_ = make_engine(job_, fds_, units_);
 }
 
-void Worker::start_loop() {
-  loop_issued_ = 0;
+void Worker::start_pass() {
+  ++passes_;
+  pass_issued_ = 0;
   for (FileCursor& c : cursors_) start_file_pass(c);
+}
+
+// fio's keep_running(): a pass for each loop, then more while io_size is not done by at least
+// the largest block size; a pass that issued nothing (the limit was reached before it) ends
+// the job.
+bool Worker::start_next_pass() {
+  if (pass_issued_ == 0) return false;
+  if (passes_ >= static_cast<uint64_t>(loops_) &&
+      (issued_ >= io_limit_ || io_limit_ - issued_ < max_bs_)) {
+    return false;
+  }
+  start_pass();
+  return true;
 }
 
 void Worker::start_file_pass(FileCursor& c) {
@@ -210,53 +235,31 @@ void Worker::start_file_pass(FileCursor& c) {
   if (is_random(job_.pattern) && !job_.norandommap) c.done.reset(c.blocks);
 }
 
-// Chooses the next unit's direction, size, file and offset; false when the job is done.
+// Chooses the next unit's direction, size, file and offset; false when the job is done. As in
+// fio, the job's limit is checked before each I/O, so the last one may go past it; a pass ends
+// when that limit is reached or every file is done.
 bool Worker::plan(IoUnit& unit) {
-  loop_ended_ = false;
   if (stopped()) {
     result_.interrupted = true;
     return false;
   }
-  // Never in a time-based job: its budget per loop has no end.
-  if (loop_issued_ >= io_per_loop_) {
-    if (--loops_left_ <= 0) return false;
-    loop_ended_ = true;
-    start_loop();
-  }
-  Direction dir;
-  switch (job_.pattern) {
-    case Pattern::kRead:
-    case Pattern::kRandRead:
-      dir = Direction::kRead;
-      break;
-    case Pattern::kWrite:
-    case Pattern::kRandWrite:
-      dir = Direction::kWrite;
-      break;
-    default:
-      dir = sooner_under_rate(rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent)
-                                  ? Direction::kRead
-                                  : Direction::kWrite);
-  }
-  const BlockSizeRange& bs = job_.block_size[static_cast<int>(dir)];
-  uint64_t len = bs.min;
-  if (bs.max != bs.min) len = bs.min * (1 + rng_.below(bs.max / bs.min));
-  if (loop_issued_ + len > io_per_loop_) {
-    // The last unit of a loop: never transfer more than was asked for; a remainder smaller
-    // than the block size ends the loop.
-    if (io_per_loop_ - loop_issued_ < bs.min) {
-      loop_issued_ = io_per_loop_;
-      return plan(unit);
+  const Direction dir = next_direction();
+  uint64_t len = draw_length(dir);
+  uint64_t offset = 0;
+  int file = -1;
+  while (issued_ >= issue_limit_ || (file = place(dir, len, offset)) < 0) {
+    ++pass_ends_;
+    if (!start_next_pass()) {
+      ended_with_files_done_ = issued_ < issue_limit_;
+      return false;
     }
-    len = (io_per_loop_ - loop_issued_) / bs.min * bs.min;
   }
-  uint64_t offset;
-  int file = place(dir, len, offset);
   unit.dir = dir;
   unit.len = static_cast<uint32_t>(len);
   unit.file = file;
   unit.offset = offset;
-  loop_issued_ += len;
+  issued_ += len;
+  pass_issued_ += len;
   if (job_.rate_bytes_per_sec[static_cast<int>(dir)] || job_.rate_iops[static_cast<int>(dir)]) {
     wait_for_rate(dir);
   }
@@ -266,25 +269,44 @@ bool Worker::plan(IoUnit& unit) {
   return !stopped();
 }
 
-// fio's per-file accounting: round robin over the files, passing over those that had their
-// share of the pass (a file done in one direction is done in both, as in fio); once all have
-// (io_size above the files' size), all start a new pass. In a time-based run each file starts
-// over on its own as soon as it is done. Cuts `len` to the room at the offset.
-int Worker::place(Direction dir, uint64_t& len, uint64_t& offset) {
-  for (;;) {
-    for (size_t tried = 0; tried < cursors_.size(); ++tried) {
-      int file = next_file_;
-      next_file_ = (next_file_ + 1) % static_cast<int>(cursors_.size());
-      FileCursor& c = cursors_[static_cast<size_t>(file)];
-      if (job_.time_based && file_pass_over(c, dir)) start_over(c, dir);
-      if (!c.finished && !file_pass_over(c, dir)) {
-        offset = next_offset(c, dir, len);
-        return file;
-      }
-      c.finished = true;
-    }
-    for (FileCursor& c : cursors_) start_file_pass(c);
+Direction Worker::next_direction() {
+  switch (job_.pattern) {
+    case Pattern::kRead:
+    case Pattern::kRandRead:
+      return Direction::kRead;
+    case Pattern::kWrite:
+    case Pattern::kRandWrite:
+      return Direction::kWrite;
+    default:
+      return sooner_under_rate(rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent)
+                                   ? Direction::kRead
+                                   : Direction::kWrite);
   }
+}
+
+uint64_t Worker::draw_length(Direction dir) {
+  const BlockSizeRange& bs = job_.block_size[static_cast<int>(dir)];
+  if (bs.max == bs.min) return bs.min;
+  return bs.min * (1 + rng_.below(bs.max / bs.min));
+}
+
+// fio's per-file accounting: round robin over the files, passing over those that had their
+// share of the pass (a file done in one direction is done in both, as in fio); -1 once all
+// have, which ends the pass. In a time-based run each file starts over on its own as soon as it
+// is done. Cuts `len` to the room at the offset.
+int Worker::place(Direction dir, uint64_t& len, uint64_t& offset) {
+  for (size_t tried = 0; tried < cursors_.size(); ++tried) {
+    int file = next_file_;
+    next_file_ = (next_file_ + 1) % static_cast<int>(cursors_.size());
+    FileCursor& c = cursors_[static_cast<size_t>(file)];
+    if (job_.time_based && file_pass_over(c, dir)) start_over(c, dir);
+    if (!c.finished && !file_pass_over(c, dir)) {
+      offset = next_offset(c, dir, len);
+      return file;
+    }
+    c.finished = true;
+  }
+  return -1;
 }
 
 // Whether the file has no room left in this pass for an I/O of `dir`.
@@ -454,17 +476,29 @@ void Worker::count_write(int file) {
 }
 
 // Called with nothing in flight, before the next I/O is issued. fio syncs when it asks for the
-// next I/O, not after the write, so no sync follows the last write. A loop's end (fio: the
+// next I/O, not after the write, so no sync follows the last write. A pass's end (fio: the
 // files are done) comes after that sync; end_fsync then flushes the files unless fio just
-// synced, and the next loop, having forgotten the sync, starts with another one.
+// synced, and the next pass, having forgotten the sync, starts with another one.
 void Worker::run_pending_syncs() {
   const bool synced = sync_due_file_ >= 0;
   if (synced) sync_file(sync_due_file_);
-  if (loop_ended_) {
-    if (flushes_at_loop_end() && !synced) flush_files();
+  if (pass_ends_ > 0) {
+    if (flushes_at_pass_end() && !synced) flush_files();
     if (synced) sync_file(sync_due_file_);
   }
+  pass_ends_ = 0;
   sync_due_file_ = -1;
+}
+
+// The syncs that end the job. Below the limit fio asks for another I/O when the files are done,
+// which runs the sync due. end_fsync flushes the files (unless fio just synced) for each pass
+// that ended the job: the last (also a stopped one), and the empty one fio starts when the
+// limit was reached before the loops were done.
+void Worker::run_final_syncs() {
+  const bool synced = ended_with_files_done_ && sync_due_file_ >= 0;
+  if (synced) sync_file(sync_due_file_);
+  if (!flushes_at_pass_end()) return;
+  for (int i = synced ? 1 : 0; i < std::max(1, pass_ends_); ++i) flush_files();
 }
 
 void Worker::run_sync() {
@@ -556,19 +590,18 @@ void Worker::finish(uint64_t end_ns) {
 }
 
 void Worker::run() {
-  loops_left_ = std::max(1, job_.loops);
   run_start_ns_ = stat_start_ns_ = now_ns();
   usage_start_ = thread_usage();
   ramping_ = job_.ramp_time_ns > 0;
   if (job_.runtime_ns) deadline_ns_ = run_start_ns_ + job_.ramp_time_ns + job_.runtime_ns;
-  start_loop();
+  start_pass();
   try {
     if (engine_->synchronous()) {
       run_sync();
     } else {
       run_async();
     }
-    if (flushes_at_loop_end()) flush_files();
+    run_final_syncs();
   } catch (...) {
     finish(now_ns());
     throw;

@@ -219,18 +219,58 @@ TEST_F(WorkerTest, IoUringPlain) {
   EXPECT_TRUE(counts_are(run(job).dir[0], kMiB, 128, true));
 }
 
+// fio: io_size x loops is the limit of the whole job and each loop is one pass over the
+// files, so io_size=512k loops=2 writes the 1 MiB file once (kdio wrote its first half twice).
 TEST_F(WorkerTest, LoopsAndIoSize) {
-  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
-  job.loops = 3;
+  Job job = make_job(Engine::kPsync, Pattern::kWrite, kMiB, 64 * 1024);
+  job.loops = 2;
   job.io_size = kMiB / 2;
-  EXPECT_TRUE(counts_are(run(job).dir[0], 3 * kMiB / 2, 384, false));
+  EXPECT_TRUE(counts_are(run(job).dir[1], kMiB, 16, false));
+  EXPECT_EQ(unwritten_blocks(dir_ / "data"), 0u);
 }
 
-TEST_F(WorkerTest, ARemainderSmallerThanTheBlockSizeEndsEachLoop) {
+// After its loops fio starts more passes while io_size is not done: 2 passes of the 1 MiB file
+// make up 1.5 MiB (kdio did 1.5 MiB in each loop), 2.5 MiB needs a third.
+TEST_F(WorkerTest, IoSizeAboveTheFilesWithLoops) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 64 * 1024);
+  job.loops = 2;
+  job.io_size = 3 * kMiB / 2;
+  EXPECT_TRUE(counts_are(run(job).dir[0], 2 * kMiB, 32, false));
+  job.io_size = 5 * kMiB / 2;
+  EXPECT_TRUE(counts_are(run(job).dir[0], 3 * kMiB, 48, false));
+}
+
+// fio checks the limit before each I/O, so the last one goes past it: 300 KiB in 64 KiB reads
+// is 320 KiB (kdio stopped each loop at the 64 KiB that fit in 100 KiB).
+TEST_F(WorkerTest, TheLastIoGoesPastTheLimit) {
   Job job = make_job(Engine::kPsync, Pattern::kRead, kMiB, 64 * 1024);
-  job.io_size = 100 * 1024;  // one 64 KiB unit fits, the 36 KiB rest does not
+  job.io_size = 100 * 1024;
   job.loops = 3;
-  EXPECT_TRUE(counts_are(run(job).dir[0], 3 * 64 * 1024, 3, false));
+  EXPECT_TRUE(counts_are(run(job).dir[0], 5 * 64 * 1024, 5, false));
+}
+
+// io_size above the file's size: a new pass, so the sync due at the end of the first runs and
+// the second starts with another, as at a loop's end (kdio went on within the pass: 2 syncs).
+TEST_F(WorkerTest, AnotherPassForIoSizeSyncsAsALoop) {
+  Job job = make_job(Engine::kSync, Pattern::kWrite, 256 * 1024, 64 * 1024);
+  job.fsync_every = 2;
+  job.io_size = 384 * 1024;
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[1].total_ios, 6u);
+  EXPECT_EQ(r.sync.total_ios, 3u);
+}
+
+// Below the limit fio asks for another I/O when the files are done, which runs the sync due:
+// 8 writes, 2 passes, io_size=448k of a limit of 896k: syncs before writes 3, 5 (twice), 7
+// and after the last.
+TEST_F(WorkerTest, TheLastPassEndingWithItsFilesRunsTheSyncDue) {
+  Job job = make_job(Engine::kSync, Pattern::kWrite, 256 * 1024, 64 * 1024);
+  job.fsync_every = 2;
+  job.loops = 2;
+  job.io_size = 448 * 1024;
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[1].total_ios, 8u);
+  EXPECT_EQ(r.sync.total_ios, 5u);
 }
 
 TEST_F(WorkerTest, BlockSizeRangeStaysInRangeAndInTotal) {
