@@ -20,9 +20,11 @@ namespace {
 
 constexpr uint64_t kLayoutChunk = 1 << 20;
 
-bool is_block_device(const std::string& path) {
+// Block and character devices (/dev/null) have the size they have: fio neither preallocates
+// nor extends them.
+bool is_device(const std::string& path) {
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISBLK(st.st_mode);
+  return ::stat(path.c_str(), &st) == 0 && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
 uint64_t existing_size(const std::string& path) {
@@ -96,7 +98,7 @@ void lay_out_files(const std::vector<Job>& jobs) {
   std::map<std::string, Need> needs;
   for (const Job& job : jobs) {
     for (const std::string& path : job.files) {
-      if (is_block_device(path)) continue;
+      if (is_device(path)) continue;
       Need& need = needs[path];
       uint64_t size = job.file_size;
       if (size == 0) {

@@ -1,6 +1,6 @@
 // Files are made ready before any clock starts: regular files are created, extended or
 // fallocated (and written out when a job reads them, as fio does, so reads hit real blocks);
-// block devices are used as they are.
+// devices (block or character) are used as they are.
 #pragma once
 
 #include <cstdint>

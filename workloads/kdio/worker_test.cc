@@ -442,6 +442,18 @@ TEST_F(WorkerTest, AFailedIoReportsItsErrno) {
   EXPECT_FALSE(result.finished);
 }
 
+// fio writes to a character device without laying it out (kdio failed: "fallocate failed: No
+// such device"); reading /dev/full, which never ends, takes the job's size.
+TEST_F(WorkerTest, CharacterDevicesAreNotLaidOut) {
+  Job job = make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096);
+  job.direct = false;
+  job.files = {"/dev/null"};
+  EXPECT_TRUE(counts_are(run(job).dir[1], kMiB, 256, false));
+  job.pattern = Pattern::kRead;
+  job.files = {"/dev/full"};
+  EXPECT_TRUE(counts_are(run(job).dir[0], kMiB, 256, false));
+}
+
 TEST_F(WorkerTest, ProcessesAndThreadsWithStonewallAndGroupReporting) {
   JobFile jobs;
   for (int i = 0; i < 3; ++i) {
