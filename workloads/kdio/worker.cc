@@ -579,11 +579,13 @@ void Worker::run_async() {
 
 void Worker::finish(uint64_t end_ns) {
   Usage usage = thread_usage();
-  uint64_t elapsed_ms = (end_ns - stat_start_ns_) / 1'000'000;
+  const uint64_t elapsed_us = (end_ns - stat_start_ns_) / 1000;
+  // As fio: a direction's run time is rounded up to whole ms (update_runtime()), the job's
+  // down (mtime_since()); 1.2 ms of I/O report "runtime" 2 and "job_runtime" 1.
   for (DirResult& d : result_.dir) {
-    if (d.io_bytes > 0) d.runtime_ms = elapsed_ms;
+    if (d.io_bytes > 0) d.runtime_ms = (elapsed_us + 999) / 1000;
   }
-  result_.job_runtime_ms = elapsed_ms;
+  result_.job_runtime_ms = elapsed_us / 1000;
   result_.usr_ns = usage.usr_ns - usage_start_.usr_ns;
   result_.sys_ns = usage.sys_ns - usage_start_.sys_ns;
   result_.ctx = usage.ctx - usage_start_.ctx;

@@ -360,6 +360,16 @@ TEST_F(WorkerTest, TimeBasedRunsForTheRuntime) {
   EXPECT_EQ(r.dir[0].io_bytes, r.dir[0].total_ios * 4096);
 }
 
+// fio rounds a direction's run time up to whole ms: a job that did I/O never reports 0 ms (kdio
+// rounded down, so a 4 KiB read from the page cache took "0 ms").
+TEST_F(WorkerTest, RuntimeIsRoundedUpAsFio) {
+  Job job = make_job(Engine::kPsync, Pattern::kRead, 4096, 4096);
+  job.direct = false;
+  JobResult r = run(job);
+  EXPECT_GE(r.dir[0].runtime_ms, 1u);
+  EXPECT_GE(r.dir[0].runtime_ms, r.job_runtime_ms);
+}
+
 TEST_F(WorkerTest, RateIopsBoundsTheCount) {
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
   job.time_based = true;
