@@ -43,7 +43,10 @@ void write_out(int fd, const std::string& path, uint64_t from, uint64_t to) {
   for (uint64_t off = from; off < to;) {
     size_t n = static_cast<size_t>(std::min(kLayoutChunk, to - off));
     ssize_t w = ::pwrite(fd, chunk.get(), n, static_cast<off_t>(off));
-    if (w <= 0) run_fail("laying out {}: write failed: {}", path, std::strerror(errno));
+    if (w <= 0) {
+      const int err = w < 0 ? errno : ENOSPC;
+      run_fail_errno(err, "laying out {}: write failed: {}", path, std::strerror(err));
+    }
     off += static_cast<uint64_t>(w);
   }
 }
@@ -56,18 +59,22 @@ void lay_out(const std::string& path, uint64_t size, bool fill, bool use_falloca
   int flags = O_RDWR | O_CREAT | O_CLOEXEC | (fill ? 0 : O_TRUNC);
   Fd fd(::open(path.c_str(), flags, 0644));
   if (!fd) {
-    run_fail("cannot create {}: {}; check the directory exists and is writable", path,
-             std::strerror(errno));
+    const int err = errno;
+    run_fail_errno(err, "cannot create {}: {}; check the directory exists and is writable", path,
+                   std::strerror(err));
   }
   if (use_fallocate) {
     int err = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(size));
     if (err != 0 && err != EOPNOTSUPP && err != EINVAL) {
-      run_fail("fallocate of {} ({} bytes) failed: {}", path, size, std::strerror(err));
+      run_fail_errno(err, "fallocate of {} ({} bytes) failed: {}", path, size, std::strerror(err));
     }
   }
   if (fill) {
     write_out(fd.get(), path, have, size);
-    if (::fsync(fd.get()) != 0) run_fail("fsync of {} failed: {}", path, std::strerror(errno));
+    if (::fsync(fd.get()) != 0) {
+      const int err = errno;
+      run_fail_errno(err, "fsync of {} failed: {}", path, std::strerror(err));
+    }
   }
 }
 
@@ -84,7 +91,8 @@ bool job_writes(const Job& job) {
 uint64_t block_device_size(int fd, const std::string& path) {
   uint64_t bytes = 0;
   if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0) {
-    run_fail("cannot get the size of block device {}: {}", path, std::strerror(errno));
+    const int err = errno;
+    run_fail_errno(err, "cannot get the size of block device {}: {}", path, std::strerror(err));
   }
   return bytes;
 }
@@ -128,12 +136,13 @@ std::vector<OpenFile> open_job_files(const Job& job) {
     if (!file.fd) {
       int err = errno;
       if (err == EINVAL && job.direct) {
-        run_fail(
+        run_fail_errno(
+            err,
             "cannot open {} with O_DIRECT (direct=1): the filesystem does not support "
             "direct I/O (tmpfs does not); put the file on a disk filesystem or use direct=0",
             path);
       }
-      run_fail("cannot open {}: {}", path, std::strerror(err));
+      run_fail_errno(err, "cannot open {}: {}", path, std::strerror(err));
     }
     struct stat st {};
     ::fstat(file.fd.get(), &st);

@@ -464,6 +464,16 @@ TEST_F(WorkerTest, CharacterDevicesAreNotLaidOut) {
   EXPECT_TRUE(counts_are(run(job).dir[0], kMiB, 256, false));
 }
 
+// A file that cannot be opened fails the job with open's errno, as in fio (kdio said EIO).
+TEST_F(WorkerTest, AFailedOpenReportsItsErrno) {
+  Job job = make_job(Engine::kPsync, Pattern::kRead, kMiB, 4096);
+  job.files = {(dir_ / "missing").string()};
+  JobResult result;
+  std::atomic<bool> stop{false};
+  run_job(job, 0, result, stop, [] {});
+  EXPECT_EQ(result.error, ENOENT) << result.error_message;
+}
+
 TEST_F(WorkerTest, ProcessesAndThreadsWithStonewallAndGroupReporting) {
   JobFile jobs;
   for (int i = 0; i < 3; ++i) {
