@@ -46,14 +46,17 @@ void start_event_loop() {
 struct StopSignal {
   std::string domain_name;
   std::atomic<bool> stopped{false};
+  // The STOPPED event's detail: VIR_DOMAIN_EVENT_STOPPED_FAILED when QEMU itself died.
+  std::atomic<int> how{-1};
   UniqueFd read_end;
   UniqueFd write_end;
 };
 
-int on_lifecycle(virConnectPtr, virDomainPtr domain, int event, int, void* opaque) {
+int on_lifecycle(virConnectPtr, virDomainPtr domain, int event, int detail, void* opaque) {
   auto& signal = *static_cast<std::shared_ptr<StopSignal>*>(opaque);
   if (event != VIR_DOMAIN_EVENT_STOPPED || signal->domain_name != virDomainGetName(domain))
     return 0;
+  signal->how = detail;
   signal->stopped = true;
   const char byte = 1;
   [[maybe_unused]] auto ignored = ::write(signal->write_end.get(), &byte, 1);
@@ -399,6 +402,13 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   if (ending.end != VmEnd::kConsoleFlood) {
     reader.read_new(context_.max_console_bytes, on_line);
     reader.finish(on_line);
+  }
+  // Killed (a device-emulation assertion, the host's OOM killer), not shut down by the guest.
+  if (ending.end == VmEnd::kExited && stop.how == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+    ending = {watch.kernel_started() ? VmEnd::kQemuDied : VmEnd::kStartFailed,
+              fmt::format("QEMU ended unexpectedly; libvirt's QEMU log of domain {} at {} "
+                          "says why",
+                          plan.name, uri_)};
   }
   if (interrupt_signal != 0) throw Interrupted(interrupt_signal);
   return ending;

@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <thread>
+
 #include "common/file.h"
 #include "common/fork_for_test.h"
 #include "tests/vm/vm_test_support.h"
@@ -106,6 +108,29 @@ TEST_F(LibvirtRunnerTest, WorkdirQemuCannotReachIsAClearError) {
 TEST_F(LibvirtRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
   Scenario scenario = hanging_init_scenario(dir_, 15);
   ASSERT_NO_FATAL_FAILURE(expect_boot_deadline(run(scenario), 15));
+}
+
+// QEMU killed while the guest runs (as by an emulated device's assertion or the host's OOM
+// killer): an infra error the runner retries once, not a kernel that failed to boot.
+TEST_F(LibvirtRunnerTest, QemuKilledMidRunIsAnInfraError) {
+  Scenario scenario = hanging_init_scenario(dir_, 120);
+  RunResult result;
+  std::thread runner([&] { result = run(scenario); });
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    fs::path log = dir_ / "logs" / fmt::format("console-{}.log", attempt);
+    int waited = 0;
+    while (read_file_if_present(log).value_or("").find("as init process") == std::string::npos &&
+           ++waited < 1200) {
+      ::usleep(100000);
+    }
+    EXPECT_LT(waited, 1200) << "attempt " << attempt << " did not start its guest";
+    run_process(
+        {"pkill", "-KILL", "-f", "--", fmt::format("qemu-system.*kbisect-{}-", ::getpid())});
+  }
+  runner.join();
+  EXPECT_EQ(outcome_name(result.outcome), std::string("infra-error")) << result.detail;
+  EXPECT_NE(result.detail.find("QEMU died while the guest ran"), std::string::npos)
+      << result.detail;
 }
 
 // kbisect stopped while its guest runs (a guest that would run for an hour). Ctrl-C and
