@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "run_error.h"
 
@@ -97,22 +98,26 @@ uint64_t block_device_size(int fd, const std::string& path) {
   return bytes;
 }
 
-void lay_out_files(const std::vector<Job>& jobs) {
+std::vector<std::optional<RunError>> lay_out_files(const std::vector<Job>& jobs) {
   struct Need {
     uint64_t size = 0;
     bool fill = false;
     bool fallocate = false;
   };
+  std::vector<std::optional<RunError>> failures(jobs.size());
   std::map<std::string, Need> needs;
-  for (const Job& job : jobs) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = jobs[i];
     for (const std::string& path : job.files) {
       if (is_device(path)) continue;
       Need& need = needs[path];
       uint64_t size = job.file_size;
       if (size == 0) {
-        if (existing_size(path) == 0) {
-          run_fail("job {}: file {} does not exist and no size was given; set size=", job.name,
-                   path);
+        if (existing_size(path) == 0 && !failures[i]) {
+          failures[i] =
+              RunError(fmt::format("file {} does not exist and no size was given; "
+                                   "set size=",
+                                   path));
         }
         continue;
       }
@@ -121,9 +126,22 @@ void lay_out_files(const std::vector<Job>& jobs) {
       need.fallocate = need.fallocate || job.fallocate;
     }
   }
+  std::map<std::string, RunError> failed;  // by path
   for (const auto& [path, need] : needs) {
-    if (need.size > 0) lay_out(path, need.size, need.fill, need.fallocate);
+    if (need.size == 0) continue;
+    try {
+      lay_out(path, need.size, need.fill, need.fallocate);
+    } catch (const RunError& e) {
+      failed.emplace(path, e);
+    }
   }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    for (const std::string& path : jobs[i].files) {
+      auto it = failed.find(path);
+      if (it != failed.end() && !failures[i]) failures[i] = it->second;
+    }
+  }
+  return failures;
 }
 
 std::vector<OpenFile> open_job_files(const Job& job) {

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fd.h"
 #include "job.h"
+#include "run_error.h"
 
 namespace kdio {
 
@@ -16,7 +18,9 @@ bool job_reads(const Job& job);
 bool job_writes(const Job& job);
 
 // Lays out every regular file the jobs use (each path once, at the largest size asked for).
-void lay_out_files(const std::vector<Job>& jobs);
+// Returns, for each job, why one of its files could not be laid out, if one could not: as in
+// fio, that fails the job alone, which then does not run, and the others still do.
+std::vector<std::optional<RunError>> lay_out_files(const std::vector<Job>& jobs);
 
 struct OpenFile {
   Fd fd;

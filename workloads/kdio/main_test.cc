@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -138,6 +139,25 @@ TEST_F(KdioBinary, AnUnwritableReportFileFailsBeforeTheJobs) {
   EXPECT_FALSE(fs::exists(dir_ / "data")) << "the job ran";
   args.back() = "--output=";
   EXPECT_NE(run(args).err.find("--output needs a file name"), std::string::npos);
+}
+
+// As fio: a job whose file cannot be laid out is reported with its errno, the other jobs run
+// and the report is written; kdio exits 1 (kdio ended with no report at all).
+TEST_F(KdioBinary, ALayoutFailureStillWritesTheReport) {
+  std::ofstream(dir_ / "plain") << "a file, not a directory";
+  fs::path job = dir_ / "two.fio";
+  std::ofstream(job) << "[global]\nrw=write\nbs=4k\nsize=1m\ndirect=1\n"
+                     << "[bad]\nfilename=" << (dir_ / "plain" / "data").string() << "\n"
+                     << "[good]\nfilename=" << (dir_ / "data").string() << "\n";
+  Outcome o = run({"--output-format=json", job.string()});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find("kdio: job bad: cannot create"), std::string::npos) << o.err;
+  auto root = nlohmann::json::parse(o.out);
+  ASSERT_EQ(root["jobs"].size(), 2u);
+  EXPECT_EQ(root["jobs"][0]["error"], ENOTDIR);
+  EXPECT_EQ(root["jobs"][0]["write"]["total_ios"], 0);
+  EXPECT_EQ(root["jobs"][1]["error"], 0);
+  EXPECT_EQ(root["jobs"][1]["write"]["total_ios"], 256);
 }
 
 TEST_F(KdioBinary, BadJobFileGivesFileAndLine) {

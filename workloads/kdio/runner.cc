@@ -12,6 +12,8 @@
 #include <csignal>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "cgroup.h"
@@ -89,11 +91,12 @@ std::string auto_cgroup_name(size_t index) {
   return fmt::format("kdio.{}.{}", ::getpid(), index);
 }
 
-// One wave: every job starts when all of them are set up, and the wave ends when all are done.
-void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemory& memory) {
+// One wave (the indexes of its jobs): every job starts when all of them are set up, and the
+// wave ends when all are done.
+void run_wave(const std::vector<Job>& jobs, const std::vector<size_t>& wave, SharedMemory& memory) {
   Shared& shared = memory.shared();
   shared.ready.store(0);
-  int wave_size = static_cast<int>(end - first);
+  int wave_size = static_cast<int>(wave.size());
   auto wait_for_start = [&shared, wave_size] {
     int arrived = shared.ready.fetch_add(1) + 1;
     if (arrived >= wave_size) {
@@ -107,7 +110,7 @@ void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemo
   std::vector<pid_t> children;
   std::vector<size_t> child_jobs;  // the job index of each child
   std::vector<std::string> created_groups;
-  for (size_t i = first; i < end; ++i) {
+  for (size_t i : wave) {
     const Job& job = jobs[i];
     std::string group = job_cgroup(job, auto_cgroup_name(i));
     // A cgroup holds processes, so a job with one gets a process even with `thread`.
@@ -135,7 +138,7 @@ void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemo
     child_jobs.push_back(i);
   }
   std::vector<std::thread> threads;
-  for (size_t i = first; i < end; ++i) {
+  for (size_t i : wave) {
     const Job& job = jobs[i];
     if (!job.use_threads || !job_cgroup(job, auto_cgroup_name(i)).empty()) continue;
     threads.emplace_back([&, i] {
@@ -164,6 +167,17 @@ void run_wave(const std::vector<Job>& jobs, size_t first, size_t end, SharedMemo
   for (const std::string& group : created_groups) remove_cgroup(group);
 }
 
+// Lays out the files; a job whose files could not be laid out fails with that error and does not
+// run, as in fio (which reports it with the others and exits 1).
+void fail_unlaid_jobs(const std::vector<Job>& jobs, JobResult* results) {
+  std::vector<std::optional<RunError>> failures = lay_out_files(jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!failures[i]) continue;
+    std::string what = fmt::format("job {}: {}", jobs[i].name, failures[i]->what());
+    results[i].set_error(failures[i]->error_number(), what.c_str());
+  }
+}
+
 }  // namespace
 
 void install_stop_handlers() {
@@ -177,14 +191,15 @@ void install_stop_handlers() {
 
 RunOutcome run_jobs(const JobFile& job_file) {
   const std::vector<Job>& jobs = job_file.jobs;
-  lay_out_files(jobs);
   SharedMemory memory(jobs.size());
-  size_t first = 0;
-  for (size_t i = 1; i <= jobs.size(); ++i) {
+  fail_unlaid_jobs(jobs, memory.results());
+  std::vector<size_t> wave;
+  for (size_t i = 0; i <= jobs.size(); ++i) {
     if (i == jobs.size() || starts_wave(jobs[i], i)) {
-      if (!g_stop.load()) run_wave(jobs, first, i, memory);
-      first = i;
+      if (!wave.empty() && !g_stop.load()) run_wave(jobs, wave, memory);
+      wave.clear();
     }
+    if (i < jobs.size() && memory.results()[i].error == 0) wave.push_back(i);
   }
   RunOutcome outcome;
   outcome.results.assign(memory.results(), memory.results() + jobs.size());

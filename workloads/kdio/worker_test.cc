@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -472,6 +473,38 @@ TEST_F(WorkerTest, AFailedOpenReportsItsErrno) {
   std::atomic<bool> stop{false};
   run_job(job, 0, result, stop, [] {});
   EXPECT_EQ(result.error, ENOENT) << result.error_message;
+}
+
+// A file that cannot be laid out fails its job with the errno, and the other jobs still run, as
+// in fio (kdio ended the whole run: a regular file as the directory, ENOTDIR in both).
+TEST_F(WorkerTest, ALayoutFailureFailsOnlyItsJob) {
+  std::ofstream(dir_ / "plain") << "a file, not a directory";
+  JobFile jobs;
+  jobs.jobs.push_back(make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096));
+  jobs.jobs[0].name = "bad";
+  jobs.jobs[0].files = {(dir_ / "plain" / "data").string()};
+  jobs.jobs.push_back(make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096));
+  RunOutcome outcome = run_jobs(jobs);
+  ASSERT_EQ(outcome.results.size(), 2u);
+  EXPECT_EQ(outcome.results[0].error, ENOTDIR) << outcome.results[0].error_message;
+  EXPECT_TRUE(std::string(outcome.results[0].error_message).starts_with("job bad: "))
+      << outcome.results[0].error_message;
+  EXPECT_FALSE(outcome.results[0].finished);
+  EXPECT_TRUE(outcome.results[1].finished) << outcome.results[1].error_message;
+  EXPECT_TRUE(counts_are(outcome.results[1].dir[1], kMiB, 256, false));
+}
+
+// A job without a size on a file that does not exist fails alone too.
+TEST_F(WorkerTest, NoSizeForAMissingFileFailsOnlyItsJob) {
+  std::vector<Job> jobs = {make_job(Engine::kPsync, Pattern::kRead, 0, 4096),
+                           make_job(Engine::kPsync, Pattern::kRead, kMiB, 4096)};
+  jobs[0].files = {(dir_ / "missing").string()};
+  std::vector<std::optional<RunError>> failures = lay_out_files(jobs);
+  ASSERT_EQ(failures.size(), 2u);
+  ASSERT_TRUE(failures[0]);
+  EXPECT_NE(std::string(failures[0]->what()).find("no size was given"), std::string::npos);
+  EXPECT_FALSE(failures[1]);
+  EXPECT_EQ(fs::file_size(dir_ / "data"), kMiB);
 }
 
 TEST_F(WorkerTest, ProcessesAndThreadsWithStonewallAndGroupReporting) {
