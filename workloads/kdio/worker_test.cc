@@ -494,6 +494,15 @@ TEST_F(WorkerTest, ALayoutFailureFailsOnlyItsJob) {
   EXPECT_TRUE(counts_are(outcome.results[1].dir[1], kMiB, 256, false));
 }
 
+// As in fio, a failed preallocation does not fail the layout (kdio failed the job with
+// fallocate's EFBIG or ENOSPC): a write job's own writes meet the error, if they get that far.
+TEST_F(WorkerTest, AFailedFallocateIsNoLayoutError) {
+  Job job = make_job(Engine::kPsync, Pattern::kWrite, uint64_t{1} << 50, 4096);  // 1 PiB
+  std::vector<std::optional<RunError>> failures = lay_out_files({job});
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_FALSE(failures[0]) << failures[0]->what();
+}
+
 // A job without a size on a file that does not exist fails alone too.
 TEST_F(WorkerTest, NoSizeForAMissingFileFailsOnlyItsJob) {
   std::vector<Job> jobs = {make_job(Engine::kPsync, Pattern::kRead, 0, 4096),
