@@ -52,16 +52,29 @@ void write_out(int fd, const std::string& path, uint64_t from, uint64_t to) {
   }
 }
 
+// fio creates the directories a file's name asks for, each with mode 0700.
+void make_parent_dirs(const std::string& path) {
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+      const int err = errno;
+      run_fail_errno(err, "cannot create directory {} for {}: {}", dir, path, std::strerror(err));
+    }
+  }
+}
+
 void lay_out(const std::string& path, uint64_t size, bool fill, bool use_fallocate) {
   uint64_t have = existing_size(path);
   if (have >= size) return;
+  make_parent_dirs(path);
   // Like fio: a file that only gets written starts empty (the writes extend it, unless
   // fallocate reserves it); a file that gets read is written out in full.
   int flags = O_RDWR | O_CREAT | O_CLOEXEC | (fill ? 0 : O_TRUNC);
   Fd fd(::open(path.c_str(), flags, 0644));
   if (!fd) {
     const int err = errno;
-    run_fail_errno(err, "cannot create {}: {}; check the directory exists and is writable", path,
+    run_fail_errno(err, "cannot create {}: {}; check that its directory is writable", path,
                    std::strerror(err));
   }
   // A preallocation that fails (no space, a size the filesystem cannot hold) is no error, as in
@@ -93,6 +106,20 @@ uint64_t block_device_size(int fd, const std::string& path) {
     run_fail_errno(err, "cannot get the size of block device {}: {}", path, std::strerror(err));
   }
   return bytes;
+}
+
+void check_directories(const std::vector<Job>& jobs) {
+  for (const Job& job : jobs) {
+    struct stat st {};
+    if (job.directory.empty()) continue;
+    if (::stat(job.directory.c_str(), &st) != 0) {
+      const int err = errno;
+      run_fail_errno(err, "job {}: directory={}: {}", job.name, job.directory, std::strerror(err));
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      run_fail_errno(ENOTDIR, "job {}: directory={} is not a directory", job.name, job.directory);
+    }
+  }
 }
 
 std::vector<std::optional<RunError>> lay_out_files(const std::vector<Job>& jobs) {

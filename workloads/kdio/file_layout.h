@@ -17,6 +17,10 @@ namespace kdio {
 bool job_reads(const Job& job);
 bool job_writes(const Job& job);
 
+// fio refuses a job file whose directory= does not exist (when it parses it, so before any job
+// runs and without a report); this is the same check, which throws.
+void check_directories(const std::vector<Job>& jobs);
+
 // Lays out every regular file the jobs use (each path once, at the largest size asked for).
 // Returns, for each job, why one of its files could not be laid out, if one could not: as in
 // fio, that fails the job alone, which then does not run, and the others still do.

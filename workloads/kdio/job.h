@@ -34,6 +34,7 @@ struct Job {
   BlockSizeRange block_size[2];  // per Direction (read, write)
 
   std::vector<std::string> files;  // resolved paths this clone uses
+  std::string directory;           // directory=, which must exist (fio: "is not a directory")
   // bytes per file (size / nrfiles, or filesize). 0 only when filename= was given without
   // size: then use the file's or block device's current size (fio does the same).
   uint64_t file_size = 0;

@@ -64,6 +64,7 @@ class Builder {
   void add_job(JobState state, const std::string& base_name, const std::string& where) {
     if (state.job.name.empty()) state.job.name = base_name;
     Job job = finish(state, where);
+    job.directory = state.directory;
     if ((job.stonewall || state.new_group) && jobs_in_group_ > 0) {
       ++group_id_;
       jobs_in_group_ = 0;

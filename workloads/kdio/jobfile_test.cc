@@ -114,6 +114,7 @@ TEST(JobFile, NumjobsClonesShareAGivenFilename) {
 TEST(JobFile, FilenameListsAndDirectory) {
   const JobFile file = parse("[j]\nfilename=a:b\ndirectory=/mnt\nsize=2m\n");
   EXPECT_EQ(file.jobs[0].files, (std::vector<std::string>{"/mnt/a", "/mnt/b"}));
+  EXPECT_EQ(file.jobs[0].directory, "/mnt");  // for the check that it exists, as fio's
   EXPECT_EQ(file.jobs[0].file_size, 1u << 20);
   EXPECT_EQ(parse("[j]\nfilename=x\nsize=1m\nfilesize=64k\n").jobs[0].file_size, 65536u);
 }

@@ -191,6 +191,7 @@ void install_stop_handlers() {
 
 RunOutcome run_jobs(const JobFile& job_file) {
   const std::vector<Job>& jobs = job_file.jobs;
+  check_directories(jobs);
   SharedMemory memory(jobs.size());
   fail_unlaid_jobs(jobs, memory.results());
   std::vector<size_t> wave;

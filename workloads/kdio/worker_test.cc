@@ -503,6 +503,26 @@ TEST_F(WorkerTest, AFailedFallocateIsNoLayoutError) {
   EXPECT_FALSE(failures[0]) << failures[0]->what();
 }
 
+// fio creates the directories in a file's name that do not exist, with mode 0700 (kdio failed
+// the job: "cannot create ...: No such file or directory").
+TEST_F(WorkerTest, MissingDirectoriesOfAFileAreCreated) {
+  Job job = make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096);
+  job.files = {(dir_ / "a" / "b" / "data").string()};
+  EXPECT_TRUE(counts_are(run(job).dir[1], kMiB, 256, false));
+  EXPECT_EQ(fs::status(dir_ / "a").permissions(), fs::perms::owner_all);
+  EXPECT_EQ(fs::status(dir_ / "a" / "b").permissions(), fs::perms::owner_all);
+}
+
+// But a directory= that does not exist is an error before any job, as fio's when it parses it.
+TEST_F(WorkerTest, AMissingDirectoryOptionFailsTheRun) {
+  JobFile jobs;
+  jobs.jobs.push_back(make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096));
+  jobs.jobs[0].directory = (dir_ / "none").string();
+  jobs.jobs[0].files = {(dir_ / "none" / "data").string()};
+  EXPECT_THROW(run_jobs(jobs), RunError);
+  EXPECT_FALSE(fs::exists(dir_ / "none"));
+}
+
 // A job without a size on a file that does not exist fails alone too.
 TEST_F(WorkerTest, NoSizeForAMissingFileFailsOnlyItsJob) {
   std::vector<Job> jobs = {make_job(Engine::kPsync, Pattern::kRead, 0, 4096),
