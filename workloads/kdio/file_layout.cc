@@ -139,7 +139,7 @@ std::vector<std::optional<RunError>> lay_out_files(const std::vector<Job>& jobs)
       if (size == 0) {
         if (existing_size(path) == 0 && !failures[i]) {
           failures[i] =
-              RunError(fmt::format("file {} does not exist and no size was given; "
+              RunError(fmt::format("file {} is empty or does not exist and no size was given; "
                                    "set size=",
                                    path));
         }

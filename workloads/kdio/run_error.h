@@ -11,10 +11,11 @@
 namespace kdio {
 
 // error_number is what a failed job reports as its "error", as in fio: the errno of the call
-// that failed, EIO when none did.
+// that failed, else EINVAL: a check of kdio's own failed, which fio fails with EINVAL too (no
+// size for a file, a block size the job cannot use).
 class RunError : public std::runtime_error {
  public:
-  explicit RunError(const std::string& message, int error_number = EIO)
+  explicit RunError(const std::string& message, int error_number = EINVAL)
       : std::runtime_error(message), error_number_(error_number) {}
   int error_number() const { return error_number_; }
 

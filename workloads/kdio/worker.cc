@@ -406,8 +406,11 @@ void Worker::check_result(const IoUnit& unit) const {
     run_fail_errno(err, "job {}: {} of {} bytes at offset {} of {} failed: {}", job_.name, what,
                    unit.len, unit.offset, path, std::strerror(err));
   }
-  run_fail("job {}: short {} ({} of {} bytes) at offset {} of {}; is the file smaller than size?",
-           job_.name, what, unit.result, unit.len, unit.offset, path);
+  // fio's error for an I/O that did less than asked and cannot go on.
+  run_fail_errno(EIO,
+                 "job {}: short {} ({} of {} bytes) at offset {} of {}; is the file smaller than "
+                 "size?",
+                 job_.name, what, unit.result, unit.len, unit.offset, path);
 }
 
 void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {

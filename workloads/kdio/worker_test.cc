@@ -429,13 +429,15 @@ TEST_F(WorkerTest, StopRequestInterrupts) {
   EXPECT_EQ(result.dir[0].total_ios, 0u);
 }
 
+// kdio's own checks fail with EINVAL, as fio's do (kdio said EIO); fio's first I/O with bs=1000
+// and direct=1 fails with EINVAL too.
 TEST_F(WorkerTest, UnalignedDirectBlockSizeIsExplained) {
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 1000);
   lay_out_files({job});
   JobResult result;
   std::atomic<bool> stop{false};
   run_job(job, 0, result, stop, [] {});
-  EXPECT_NE(result.error, 0);
+  EXPECT_EQ(result.error, EINVAL);
   EXPECT_NE(std::string(result.error_message).find("logical block size"), std::string::npos)
       << result.error_message;
 }
@@ -463,6 +465,27 @@ TEST_F(WorkerTest, CharacterDevicesAreNotLaidOut) {
   job.pattern = Pattern::kRead;
   job.files = {"/dev/full"};
   EXPECT_TRUE(counts_are(run(job).dir[0], kMiB, 256, false));
+}
+
+// fio: "you need to specify size=", EINVAL, for a device or file that has no size of its own.
+TEST_F(WorkerTest, NoSizeAndAnEmptyFileIsEinval) {
+  Job job = make_job(Engine::kPsync, Pattern::kRead, 0, 4096);
+  job.direct = false;
+  job.files = {"/dev/null"};
+  JobResult result;
+  std::atomic<bool> stop{false};
+  run_job(job, 0, result, stop, [] {});
+  EXPECT_EQ(result.error, EINVAL) << result.error_message;
+}
+
+TEST_F(WorkerTest, AFileSmallerThanTheBlockSizeIsEinval) {
+  std::ofstream(dir_ / "data") << std::string(2048, 'x');
+  Job job = make_job(Engine::kPsync, Pattern::kRead, 0, 4096);
+  job.direct = false;
+  JobResult result;
+  std::atomic<bool> stop{false};
+  run_job(job, 0, result, stop, [] {});
+  EXPECT_EQ(result.error, EINVAL) << result.error_message;
 }
 
 // A file that cannot be opened fails the job with open's errno, as in fio (kdio said EIO).
@@ -532,6 +555,7 @@ TEST_F(WorkerTest, NoSizeForAMissingFileFailsOnlyItsJob) {
   ASSERT_EQ(failures.size(), 2u);
   ASSERT_TRUE(failures[0]);
   EXPECT_NE(std::string(failures[0]->what()).find("no size was given"), std::string::npos);
+  EXPECT_EQ(failures[0]->error_number(), EINVAL);  // fio's "you need to specify size="
   EXPECT_FALSE(failures[1]);
   EXPECT_EQ(fs::file_size(dir_ / "data"), kMiB);
 }
