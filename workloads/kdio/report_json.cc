@@ -93,7 +93,7 @@ std::string render_json(const Report& report, bool plus) {
     job["write"] = dir_json(r.dir[1], plus);
     job["trim"] = dir_json(r.dir[2], plus);
     Json sync;
-    sync["total_ios"] = r.sync.total_ios;
+    sync["total_ios"] = r.sync.fsyncs;  // as fio's JSON: fdatasyncs are not counted here
     sync["lat_ns"] = lat_json(r.sync.lat, &r.sync.lat_hist, plus);
     if (entry.job->sync_lat_log) {
       Json log = Json::array();

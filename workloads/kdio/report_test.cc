@@ -20,6 +20,7 @@ JobResult sample_result(uint64_t ios, uint64_t runtime_ms, uint64_t base_ns) {
   d.total_ios = ios;
   d.runtime_ms = runtime_ms;
   r.sync.total_ios = 1;
+  r.sync.fsyncs = 1;
   r.sync.lat.add(5000);
   r.sync.lat_hist.add(5000);
   r.job_runtime_ms = runtime_ms;
@@ -61,6 +62,7 @@ TEST(Report, GroupReportingSumsBytesAndTakesTheLongestRuntime) {
   EXPECT_EQ(d.clat.max, 50'000u + 299 * 1000);
   EXPECT_EQ(d.clat_hist.total(), 400u);
   EXPECT_EQ(entries[0].result.sync.total_ios, 2u);
+  EXPECT_EQ(entries[0].result.sync.fsyncs, 2u);
 }
 
 TEST(Report, WithoutGroupReportingEveryJobIsReported) {
@@ -189,6 +191,19 @@ TEST(Report, NormalOutputReadsLikeFio) {
   EXPECT_NE(text.find("clat percentiles (usec):"), std::string::npos) << text;
   EXPECT_NE(text.find("99.00th=["), std::string::npos) << text;
   EXPECT_NE(text.find("Run status group 0 (all jobs):"), std::string::npos) << text;
+}
+
+// fio 3.33's JSON "total_ios" of "sync" counts fsyncs alone: a job with fdatasync=N reports 0
+// there and its syncs in "lat_ns" (kdio reported them in both).
+TEST(Report, JsonSyncTotalIosCountsFsyncsAlone) {
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
+  results[0].sync.fsyncs = 0;  // its sync was an fdatasync
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
+  EXPECT_EQ(root["jobs"][0]["sync"]["total_ios"], 0);
+  EXPECT_EQ(root["jobs"][0]["sync"]["lat_ns"]["N"], 1);
+  EXPECT_EQ(root["jobs"][1]["sync"]["total_ios"], 1);
+  EXPECT_NE(render_normal(make_report(jobs, results)).find("sync: total_ios=1"), std::string::npos);
 }
 
 }  // namespace

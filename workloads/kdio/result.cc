@@ -37,6 +37,7 @@ void JobResult::merge(const JobResult& other) {
     to.clat_hist.merge(from.clat_hist);
   }
   sync.total_ios += other.sync.total_ios;
+  sync.fsyncs += other.sync.fsyncs;
   sync.lat.merge(other.sync.lat);
   sync.lat_hist.merge(other.sync.lat_hist);
   sync.log.append(other.sync.log);

@@ -37,6 +37,9 @@ struct SyncLog {
 
 struct SyncResult {
   uint64_t total_ios = 0;
+  // The fsyncs among them: fio 3.33's JSON "total_ios" counts these alone (its fdatasyncs are
+  // only in "lat_ns"), while its sync latencies take both.
+  uint64_t fsyncs = 0;
   LatStat lat;
   Histogram lat_hist;
   SyncLog log;

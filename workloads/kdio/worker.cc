@@ -130,6 +130,7 @@ class Worker {
   uint64_t issued_ios_[2] = {0, 0};
   uint64_t writes_ = 0;
   int sync_due_file_ = -1;              // the file to sync before the next I/O, -1 = none
+  bool datasync_due_ = false;           // that sync is an fdatasync
   int pass_ends_ = 0;                   // passes ended since the syncs last ran
   bool ended_with_files_done_ = false;  // the job's last pass, rather than at the limit
   int inflight_ = 0;
@@ -442,7 +443,7 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
 uint64_t Worker::timed_sync(int file) {
   uint64_t start = now_ns();
   int fd = fds_[static_cast<size_t>(file)];
-  int ret = job_.fdatasync_every && !job_.fsync_every ? ::fdatasync(fd) : ::fsync(fd);
+  int ret = datasync_due_ ? ::fdatasync(fd) : ::fsync(fd);
   int err = errno;
   uint64_t end = now_ns();
   if (ret != 0) {
@@ -456,6 +457,7 @@ void Worker::sync_file(int file) {
   uint64_t lat = timed_sync(file);
   if (ramping_) return;
   result_.sync.total_ios += 1;
+  if (!datasync_due_) result_.sync.fsyncs += 1;
   result_.sync.lat.add(lat);
   result_.sync.lat_hist.add(lat);
   if (job_.sync_lat_log) result_.sync.log.add((now_ns() - stat_start_ns_) / 1'000'000, lat);
@@ -472,10 +474,17 @@ void Worker::flush_files() {
   }
 }
 
+// As fio's get_io_u(): with both fsync= and fdatasync=, a write that is due for both is followed
+// by the fsync alone.
 void Worker::count_write(int file) {
   ++writes_;
-  int every = job_.fsync_every ? job_.fsync_every : job_.fdatasync_every;
-  if (every && writes_ % static_cast<uint64_t>(every) == 0) sync_due_file_ = file;
+  auto due = [this](int every) {
+    return every != 0 && writes_ % static_cast<uint64_t>(every) == 0;
+  };
+  if (due(job_.fsync_every) || due(job_.fdatasync_every)) {
+    sync_due_file_ = file;
+    datasync_due_ = !due(job_.fsync_every);
+  }
 }
 
 // Called with nothing in flight, before the next I/O is issued. fio syncs when it asks for the

@@ -130,7 +130,26 @@ TEST_F(WorkerTest, SyncSequentialWriteWithFsyncEveryFour) {
   JobResult r = run(job);
   EXPECT_TRUE(counts_are(r.dir[1], kMiB, 16, false));
   EXPECT_EQ(r.sync.total_ios, 3u);
+  EXPECT_EQ(r.sync.fsyncs, 3u);
   EXPECT_EQ(r.sync.lat.samples, 3u);
+}
+
+// fdatasync=4 syncs as fsync=4 does, but they are no fsyncs (fio's JSON total_ios leaves them
+// out). With both, as in fio, a write due for both is followed by the fsync alone: 64 writes with
+// fsync=8 fdatasync=4 give 15 syncs (fio's lat_ns N), 7 of them fsyncs (fio's total_ios).
+TEST_F(WorkerTest, FdatasyncsAreNoFsyncs) {
+  Job job = make_job(Engine::kSync, Pattern::kWrite, kMiB, 64 * 1024);
+  job.fdatasync_every = 4;
+  JobResult r = run(job);
+  EXPECT_EQ(r.sync.total_ios, 3u);
+  EXPECT_EQ(r.sync.fsyncs, 0u);
+  job = make_job(Engine::kSync, Pattern::kWrite, kMiB, 16 * 1024);
+  job.fsync_every = 8;
+  job.fdatasync_every = 4;
+  r = run(job);
+  EXPECT_EQ(r.dir[1].total_ios, 64u);
+  EXPECT_EQ(r.sync.total_ios, 15u);
+  EXPECT_EQ(r.sync.fsyncs, 7u);
 }
 
 TEST_F(WorkerTest, LibaioFsyncEveryFourSkipsTheLastWrite) {
