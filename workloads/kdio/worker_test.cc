@@ -269,6 +269,18 @@ TEST_F(WorkerTest, TheLastIoGoesPastTheLimit) {
   EXPECT_TRUE(counts_are(run(job).dir[0], 5 * 64 * 1024, 5, false));
 }
 
+// An io_size below the block size is no error, as in fio (kdio failed the job): one I/O, however
+// many loops; io_size=5k loops=2 with bs=4k: 3.
+TEST_F(WorkerTest, IoSizeBelowTheBlockSizeDoesOneIo) {
+  Job job = make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096);
+  job.io_size = 1024;
+  job.loops = 3;
+  EXPECT_TRUE(counts_are(run(job).dir[1], 4096, 1, false));
+  job.io_size = 5 * 1024;
+  job.loops = 2;
+  EXPECT_TRUE(counts_are(run(job).dir[1], 3 * 4096, 3, false));
+}
+
 // io_size above the file's size: a new pass, so the sync due at the end of the first runs and
 // the second starts with another, as at a loop's end (kdio went on within the pass: 2 syncs).
 TEST_F(WorkerTest, AnotherPassForIoSizeSyncsAsALoop) {
