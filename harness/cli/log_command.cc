@@ -2,6 +2,7 @@
 // accepts.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
@@ -56,6 +57,36 @@ void print_mark(const Subjects& subjects, const std::string& mark, const std::st
   fmt::print("git bisect {} {}\n", mark, commit);
 }
 
+// The start of the log. As git logs a start given its endpoints, they are in the start line
+// (`inline_endpoints`): replay then checks that the good commits are ancestors of bad at the
+// start, as git did, not against the last bad commit, where it would ask for the merge base of
+// a branch git never needed. A session that tested merge bases first (good commits bad does not
+// descend from) marks its endpoints after a bare start instead: git 2.39's replay stops at a
+// start whose merge base must be tested, even in git's own log; at the end the merge bases are
+// marked good.
+void print_start(const Subjects& subjects, const SessionRecord& session, bool inline_endpoints) {
+  std::string start = "git bisect start";
+  if (inline_endpoints) {
+    fmt::print("# bad: [{}] {}\n", session.bad_commit, subjects.of(session.bad_commit));
+    start += " " + git_quote(session.bad_commit);
+    for (const auto& good : session.good_commits) {
+      fmt::print("# good: [{}] {}\n", good, subjects.of(good));
+      start += " " + git_quote(good);
+    }
+  }
+  // Path limiting is part of the start: replay then picks the same commits.
+  const std::vector<std::string> paths = request_of(session).paths;
+  if (!paths.empty()) {
+    start += " '--'";
+    for (const auto& path : paths) start += " " + git_quote(path);
+  }
+  fmt::print("{}\n", start);
+  if (inline_endpoints) return;
+  fmt::print("# status: waiting for both good and bad commits\n");
+  print_mark(subjects, "bad", session.bad_commit);
+  for (const auto& good : session.good_commits) print_mark(subjects, "good", good);
+}
+
 int print_log(const GlobalOptions& globals, int64_t session_id) {
   if (globals.json) {
     fail(
@@ -71,20 +102,6 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   }
   const Subjects subjects(session->config_path);
 
-  // Path limiting is part of the start, as git logs it: replay then picks the same commits.
-  std::string start = "git bisect start";
-  const std::vector<std::string> paths = request_of(*session).paths;
-  if (!paths.empty()) {
-    start += " '--'";
-    for (const auto& path : paths) start += " " + git_quote(path);
-  }
-  fmt::print("{}\n", start);
-  if (!subjects.unavailable().empty()) {
-    fmt::print("# commit subjects are unavailable: {}\n", subjects.unavailable());
-  }
-  fmt::print("# status: waiting for both good and bad commits\n");
-  print_mark(subjects, "bad", session->bad_commit);
-  for (const auto& good : session->good_commits) print_mark(subjects, "good", good);
   // A commit's last verdict stands: the search judges a commit again when a refuted culprit's
   // confirmation gave it more samples.
   std::vector<VerdictRecord> decisions;
@@ -93,6 +110,14 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
     std::erase_if(decisions, [&](const VerdictRecord& d) { return d.commit == verdict.commit; });
     decisions.push_back(verdict);
   }
+  if (!subjects.unavailable().empty()) {
+    fmt::print("# commit subjects are unavailable: {}\n", subjects.unavailable());
+  }
+  const std::vector<std::string> candidates = store.candidates_of(session_id);
+  const bool merge_bases_tested = std::ranges::any_of(decisions, [&](const VerdictRecord& d) {
+    return std::ranges::find(candidates, d.commit) == candidates.end();
+  });
+  print_start(subjects, *session, !merge_bases_tested);
   for (const auto& verdict : decisions) {
     switch (verdict.verdict) {
       case Verdict::kGood:
