@@ -99,7 +99,15 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
       ->add_option("--confidence", request.confidence,
                    "adaptive, bayes: stop once the culprit has this probability (default 0.999, "
                    "bayes 0.95)")
-      ->check(CLI::Range(0.5, 0.9999));
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            double value = 0;
+            if (!CLI::detail::lexical_cast(text, value)) return "must be a number";
+            return value > 0.5 && value <= 0.9999
+                       ? ""
+                       : "must be above 0.5 and at most 0.9999, e.g. 0.999";
+          },
+          "(0.5, 0.9999]"));
   command->add_option("--paths", request.paths, "only commits touching these paths")
       ->transform(CLI::Validator(normalize_path, "PATH"));
   command->add_option("--variant", request.variant, "workload variant (default: none)");
@@ -115,6 +123,12 @@ void add_bisect_command(CLI::App& app, const GlobalOptions& globals, CommandActi
   }
   resume->excludes(fresh);
   command->callback([&globals, &action, options] {
+    const BisectRequest& asked = options->request;
+    if (asked.confidence && asked.strategy != "adaptive" && asked.strategy != "bayes") {
+      throw CLI::ValidationError(
+          "--confidence", fmt::format("only adaptive and bayes use it; {} decides by its own rule",
+                                      asked.strategy));
+    }
     action = [&globals, options] { return bisect(globals, *options); };
   });
 }

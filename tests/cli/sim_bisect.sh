@@ -450,4 +450,16 @@ set -e
 [[ $status -eq 128 ]] || fail "--git-bisect-run with a mistyped option: exit $status, want 128"
 [[ $bisect_status -eq 1 ]] && grep -q "no-such-option" "$work/bisect.err" ||
   fail "a usage error: exit $bisect_status, want 1: $(cat "$work/bisect.err")"
+# A --confidence the strategy cannot use is a usage error before any session is stored.
+for options in "--confidence 0.5" "--confidence 1" "--strategy classic --confidence 0.9"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$kbisect" --db "$work/confidence.db" bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
+    $options 2>"$work/confidence.err"
+  status=$?
+  set -e
+  [[ $status -eq 1 ]] && grep -q -- "--confidence" "$work/confidence.err" ||
+    fail "$options: exit $status, want 1: $(cat "$work/confidence.err")"
+  [[ ! -e $work/confidence.db ]] || fail "$options: stored $(sqlite3 "$work/confidence.db" "select * from sessions")"
+done
 echo "PASS"
