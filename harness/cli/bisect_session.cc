@@ -271,20 +271,28 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo, const Bise
   }
   Candidates candidates = find_candidates(repo, {asked.bad, asked.goods, asked.paths});
   MeasureSetup setup = measure_setup(scenario, asked, candidates);
-  if (!earlier) earlier = earlier_session(store, asked, scenario, candidates);
-
-  if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
   BisectRun run;
-  run.session = earlier ? *earlier : new_session(context, asked, candidates);
-  if (session_id) *session_id = run.session.id;
-  // One process runs a session at a time: a second one would journal samples the first never
-  // sees. A process killed outright leaves the lock behind, and the next run takes it over.
-  StoreLock lock(store, fmt::format("bisect:{}", run.session.id));
-  if (const auto& gone = lock.taken_over_from()) {
+  std::optional<StoreLock> lock;
+  {
+    // Finding the session that asks this, making it and locking it are one transaction: of two
+    // processes started at once on one question, one makes the session, the other finds it
+    // locked.
+    Transaction making = store.transaction();
+    if (!earlier) earlier = earlier_session(store, asked, scenario, candidates);
+    if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
+    run.session = earlier ? *earlier : new_session(context, asked, candidates);
+    if (session_id) *session_id = run.session.id;
+    // One process runs a session at a time: a second one would journal samples the first
+    // never sees. A process killed outright leaves the lock behind, and the next run takes it
+    // over.
+    lock.emplace(store, fmt::format("bisect:{}", run.session.id));
+    making.commit();
+  }
+  if (const auto& gone = lock->taken_over_from()) {
     context.events.note("warning",
                         fmt::format("took over lock '{}' from {}, which is gone (killed or "
                                     "crashed)",
-                                    lock.name(), describe_holder(*gone)));
+                                    lock->name(), describe_holder(*gone)));
   }
   // The process that held the lock may have finished the session meanwhile.
   if (auto now = store.session(run.session.id); now && now->status == SessionStatus::kDone) {

@@ -307,6 +307,17 @@ without_session() { sed 's/"session":[0-9]*,//'; }
 [[ $(tail -n 1 "$work/both-refuted.jsonl" | without_session) == "$(without_session <<<"$refuted_result")" ]] ||
   fail "both: the refuted one answered differently: $(tail -n 1 "$work/both-refuted.jsonl")"
 [[ $(sqlite3 "$both_db" "PRAGMA integrity_check") == ok ]] || fail "both: the database is damaged"
+# One question asked twice at once: one session, measured once; the other process answers from
+# it or finds it locked.
+for try in 1 2 3 4 5; do
+  twice_db=$work/twice-$try.db
+  "$kbisect" --db "$twice_db" bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" >/dev/null 2>&1 &
+  twice_pid=$!
+  "$kbisect" --db "$twice_db" bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" >/dev/null 2>&1 || true
+  wait "$twice_pid" || true
+  [[ $(sqlite3 "$twice_db" "select count(*) from sessions") == 1 ]] ||
+    fail "asked twice at once: sessions $(sqlite3 "$twice_db" "select id, status from sessions")"
+done
 
 # A good commit on a side branch (not an ancestor of bad): its merge base with bad, change
 # 10, is tested first, as git bisect does, and found good; the log replays through it.
