@@ -45,9 +45,14 @@ int revert_check(const GlobalOptions& globals, const CompareOptions& options) {
   Repository& repo = measurer.repository();
   const std::string base = repo.resolve(options.base);
   std::vector<std::string> commits;
-  for (const auto& spec : options.reverts) commits.push_back(repo.resolve(spec));
+  // The reverted side is named by the commits, not by how they were asked for: a ref such as
+  // HEAD~5^2 names another commit once the branch moves, and the report's command to make the
+  // session again reads the commits from here.
   std::string label = options.base;
-  for (const auto& spec : options.reverts) label += " -" + spec;
+  for (const auto& spec : options.reverts) {
+    commits.push_back(repo.resolve(spec));
+    label += " -" + commits.back().substr(0, 12);
+  }
   const RevertResult reverted = revert_commits(repo, base, commits);
   for (const std::string& commit : reverted.not_in_base) {
     context.events.note(

@@ -434,6 +434,14 @@ mkdir -p "$work/blocked" && touch "$work/blocked/src"
 [[ $(sqlite3 "$db" "select status || ' ' || json_extract(result, '$.message') from sessions
                     order by id desc limit 1") == "aborted cannot create $work/blocked/src"* ]] ||
   fail "a failed comparison's session: $(sqlite3 "$db" "select * from sessions order by id desc limit 1")"
+# A revert-check's session names the reverted commits by id, however they were asked for: the
+# command to make it again must not depend on where HEAD is.
+"$kbisect" --db "$db" --workdir "$work/blocked" revert-check -c "$work/no-variant.yaml" \
+  --base "$bad" --revert HEAD,HEAD~1 2>/dev/null && fail "revert-check without a work tree ran"
+session=$(sqlite3 "$db" "select max(id) from sessions")
+"$kbisect" --db "$db" report "$session" >"$work/revert-report.out" 2>&1 || true
+grep -q -- "--revert $(git rev-parse --short=12 HEAD),$(git rev-parse --short=12 HEAD~1)" \
+  "$work/revert-report.out" || fail "revert-check's command: $(cat "$work/revert-report.out")"
 
 set +e
 "$kbisect" --db "$db" run -c "$work/sim.yaml" --commit "$bad" --git-bisect-run 2>"$work/run.err"
