@@ -255,6 +255,22 @@ int refuse_busy(const GlobalOptions& globals, const LockHeld& held) {
   return static_cast<int>(Outcome::kBusy);
 }
 
+// Called with the scenario's lock held: a nightly of it still "running" is one whose process was
+// killed (kill -9, a host that went down), which could not say so itself.
+void abort_dead_nightlies(Store& store, const std::string& scenario) {
+  for (const SessionRecord& session : store.sessions()) {
+    if (session.kind != SessionKind::kNightly || session.scenario != scenario ||
+        session.status != SessionStatus::kRunning) {
+      continue;
+    }
+    const nlohmann::json result = {
+        {"nightly", session.id},
+        {"verdict", "aborted"},
+        {"message", "its process was gone before it finished (killed, or its host went down)"}};
+    store.finish_session(session.id, SessionStatus::kAborted, json_text(result));
+  }
+}
+
 // Fills `report`, the JSON result, as it goes: a nightly that stops on an error still ends its
 // --json output with it.
 int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
@@ -275,6 +291,7 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
   }
   report["scenario"] = scenario.name;
   report["branch"] = scenario.nightly->branch;
+  abort_dead_nightlies(context.store, scenario.name);
   if (const auto& previous = lock->taken_over_from()) {
     report["lock_taken_over_from"] = holder_json(*previous);
     context.events.note("warning",

@@ -177,6 +177,26 @@ grep -q "took over lock 'nightly:sim-nightly' from process $killed_pid on " "$wo
   fail "no word of the takeover: $(cat "$work/err")"
 [[ $(query "select count(*) from locks") == 0 ]] || fail "the lock was not released"
 
+# 4b. Killed while it measures (its nightly session stored, so it stays "running"): the next
+#     nightly of the scenario marks that session aborted.
+write_config sim-nightly-killed '  changes: [{commit: "change 27", factor: 0.9}]'
+sed -i 's/cv: 5%/cv: 30%/' "$work/sim-nightly-killed.yaml"
+"$kbisect" --db "$db" nightly -c "$work/sim-nightly-killed.yaml" >/dev/null 2>&1 &
+killed_pid=$!
+running="select id from sessions where kind = 'nightly' and scenario = 'sim-nightly-killed'
+         and status = 'running'"
+for _ in $(seq 600); do [[ -n $(query "$running") ]] && break; sleep 0.05; done
+kill -STOP "$killed_pid"
+killed_session=$(query "$running")
+[[ -n $killed_session ]] || fail "the nightly to kill did not start measuring, or finished first"
+kill -KILL "$killed_pid"
+{ wait "$killed_pid"; } 2>/dev/null || true
+nightly sim-nightly-killed
+[[ $(query "select status || ' ' || json_extract(result, '$.verdict') from sessions
+            where id = $killed_session") == "aborted aborted" ]] ||
+  fail "the killed nightly's session: $(query "select status, result from sessions where id = $killed_session")"
+[[ -z $(query "$running") ]] || fail "a nightly is still running: $(query "$running")"
+
 # 5. Ctrl-C (here during the fetch) stops the nightly and releases the lock.
 touch "$work/hold"
 "$kbisect" --db "$db" --json nightly -c "$work/sim-nightly.yaml" >"$work/interrupted.out" \
