@@ -19,17 +19,19 @@ struct BisectOptions {
   BisectRequest request;
 };
 
-// A --paths value as libgit2's pathspecs take it, relative to the top of the tree: git's
-// "./fs/ext4/" is "fs/ext4". Returns why it cannot be one, or "".
+// A --paths value as libgit2's pathspecs take it, relative to the top of the tree and
+// normalised as git does: git's "./fs/ext4/" and "block/../fs/ext4" are "fs/ext4". Returns why
+// it cannot be one, or "".
 std::string normalize_path(std::string& path) {
   if (!is_utf8(path)) return "not UTF-8 text (a session keeps its paths as JSON)";
   if (path.starts_with(":")) {
     return "pathspec magic (:(glob), :!...) is not supported; give plain paths or wildcards";
   }
   if (path.starts_with("/")) return "give a path relative to the top of the kernel tree";
-  while (path.starts_with("./")) path.erase(0, 2);
+  path = std::filesystem::path(path).lexically_normal().generic_string();
   while (path.size() > 1 && path.ends_with("/")) path.pop_back();
-  if (path.empty() || path == "." || path == "/") return "names the whole tree: leave --paths out";
+  if (path == ".." || path.starts_with("../")) return "is outside the kernel tree";
+  if (path.empty() || path == ".") return "names the whole tree: leave --paths out";
   return "";
 }
 

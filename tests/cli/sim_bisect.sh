@@ -210,6 +210,13 @@ grep -qx "git bisect start '$bad' '$good' '--' 'file'" "$work/limited.log" ||
 git bisect replay "$work/limited.log" >"$work/limited.out" 2>&1 || fail "replay: $(cat "$work/limited.out")"
 grep -q "^$planted is the first bad commit" "$work/limited.out" || fail "limited replay: $(cat "$work/limited.out")"
 git bisect reset >/dev/null 2>&1
+# A path is normalised as git does: "sub/../file/" asks the same question, which is answered.
+again=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
+  --paths sub/../file/ | tail -n 1)
+grep -q "\"session\":$session," <<<"$again" || fail "--paths sub/../file/: $again"
+if "$kbisect" --db "$db" bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" --paths ../file \
+  2>"$work/outside.err"; then fail "--paths ../file ran"; fi
+grep -q "is outside the kernel tree" "$work/outside.err" || fail "--paths ../file: $(cat "$work/outside.err")"
 # The culprit is checked against its own parent, also where that is a second good commit
 # outside the candidates, not against the first good one.
 parent=$(git rev-parse "$planted^")
