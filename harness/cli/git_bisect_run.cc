@@ -4,6 +4,8 @@
 #include <git2.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "bisect/verdict.h"
 #include "common/error.h"
@@ -35,16 +37,35 @@ std::vector<double> endpoint_samples(CommandContext& context, CommitMeasurer& me
   return values;
 }
 
+struct BisectTerms {
+  std::string bad = "bad";
+  std::string good = "good";
+};
+
+// The names git bisect marks with: bad and good, or those `git bisect start --term-new=...
+// --term-old=...` chose, which git keeps in BISECT_TERMS (new, then old).
+BisectTerms bisect_terms(const Repository& repo) {
+  BisectTerms terms;
+  std::ifstream file(std::filesystem::path(git_repository_path(repo.get())) / "BISECT_TERMS");
+  std::string bad, good;
+  if (std::getline(file, bad) && std::getline(file, good) && !bad.empty() && !good.empty()) {
+    terms = {bad, good};
+  }
+  return terms;
+}
+
 }  // namespace
 
 GitBisectEndpoints git_bisect_endpoints(const Repository& repo) {
   GitBisectEndpoints endpoints;
+  const BisectTerms terms = bisect_terms(repo);
+  const std::string bad_ref = "refs/bisect/" + terms.bad;
   git_oid bad;
-  if (git_reference_name_to_id(&bad, repo.get(), "refs/bisect/bad") != 0) {
+  if (git_reference_name_to_id(&bad, repo.get(), bad_ref.c_str()) != 0) {
     fail(
-        "no git bisect in progress in {} (no refs/bisect/bad): start one with `git bisect start "
-        "BAD GOOD`, then `git bisect run kbisect run -c CONFIG --commit HEAD --git-bisect-run`",
-        repo.path().string());
+        "no git bisect in progress in {} (no {}): start one with `git bisect start BAD GOOD`, "
+        "then `git bisect run kbisect run -c CONFIG --commit HEAD --git-bisect-run`",
+        repo.path().string(), bad_ref);
   }
   endpoints.bad = oid_hex(bad);
   std::vector<std::string> refs;
@@ -52,11 +73,12 @@ GitBisectEndpoints git_bisect_endpoints(const Repository& repo) {
     static_cast<std::vector<std::string>*>(payload)->push_back(name);
     return 0;
   };
-  check_git(git_reference_foreach_glob(repo.get(), "refs/bisect/good-*", collect, &refs),
-            "listing refs/bisect/good-*", "run inside a `git bisect start BAD GOOD` session");
+  const std::string good_glob = "refs/bisect/" + terms.good + "-*";
+  check_git(git_reference_foreach_glob(repo.get(), good_glob.c_str(), collect, &refs),
+            "listing " + good_glob, "run inside a `git bisect start BAD GOOD` session");
   for (const auto& ref : refs) endpoints.goods.push_back(repo.resolve(ref));
   if (endpoints.goods.empty()) {
-    fail("no refs/bisect/good-*: mark a good commit first (git bisect good REF)");
+    fail("no {}: mark a commit {} first (git bisect {} REF)", good_glob, terms.good, terms.good);
   }
   return endpoints;
 }

@@ -464,6 +464,17 @@ status=$?
 set -e
 [[ $status -eq 128 ]] && grep -q "no git bisect in progress in $work/repo" "$work/run.err" ||
   fail "--git-bisect-run outside a bisect: exit $status: $(cat "$work/run.err")"
+# A git bisect with its own terms (--term-new/--term-old) is one in progress: this run goes on
+# to the checkout, where this repository, no kernel tree, stops it.
+git bisect start --term-old=fast --term-new=slow "$bad" "$good" >/dev/null
+set +e
+(cd "$work/repo" && "$kbisect" --db "$db" run -c "$work/no-variant.yaml" --commit HEAD \
+  --git-bisect-run 2>"$work/run.err")
+status=$?
+set -e
+git bisect reset >/dev/null 2>&1
+[[ $status -eq 128 ]] && grep -q "is not a kernel source tree" "$work/run.err" ||
+  fail "--git-bisect-run with terms: exit $status: $(cat "$work/run.err")"
 # A mistyped option: git bisect run would take CLI11's own exit codes (105-109) for bad.
 set +e
 "$kbisect" --db "$db" run -c "$work/sim.yaml" --commit "$bad" --git-bisect-run --sample 5 \
