@@ -29,7 +29,13 @@ SimMeasurer::SimMeasurer(const CommitGraph& graph, std::string good, SimSpec spe
     if (node == kGood) {
       fail("{}: '{}' is the good endpoint, not a candidate", change.where, change.commit);
     }
-    own_factor_[node] = change.factor;
+    // One change per commit: the revert of a commit divides out its one factor.
+    if (!own_factor_.emplace(node, change.factor).second) {
+      fail(
+          "{}: '{}' is the commit of an earlier change; give it one change, with the factors "
+          "multiplied",
+          change.where, change.commit);
+    }
     // The change reaches every candidate that has it as an ancestor (or is it).
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       auto below = restrict_candidates(graph_, static_cast<int>(i), {}).original;

@@ -96,6 +96,16 @@ TEST(SimRunner, BadReferencesAreErrors) {
   }
   spec.changes = {{"0000", 0.9}};  // a prefix of every id
   EXPECT_THROW(SimMeasurer(graph, good_id(), spec), Error);
+  // The same commit twice, by two names.
+  spec.changes = {{fake_id(2), 0.9}, {"commit 2", 0.9, "s.yaml:10:15"}};
+  try {
+    SimMeasurer sim(graph, good_id(), spec);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(),
+                 "s.yaml:10:15: 'commit 2' is the commit of an earlier change; give it one "
+                 "change, with the factors multiplied");
+  }
   spec.changes = {};
   spec.outcomes = {{fake_id(1), "exploded"}};
   EXPECT_THROW(SimMeasurer(graph, good_id(), spec), Error);
