@@ -23,6 +23,7 @@
 #include "config/config.h"
 #include "config/scenario_hash.h"
 #include "git/fetch.h"
+#include "report/format.h"
 #include "store/metrics.h"
 #include "store/store_lock.h"
 
@@ -195,8 +196,8 @@ Outcome compare_and_bisect(CommandContext& context, const Repository& repo,
   report["bisect"] = run.result;
   report["culprit"] = run.result["culprit"];
   report["report"] =
-      fmt::format("kbisect --db {} report {}",
-                  std::filesystem::absolute(context.store.path()).string(), run.session.id);
+      shell_command({"kbisect", "--db", std::filesystem::absolute(context.store.path()).string(),
+                     "report", std::to_string(run.session.id)});
   if (verdict == "no-regression") {
     store_new_baseline(context.store, scenario, run.session, tip, nightly_id, report);
     report["message"] = run.result.value("message", "");

@@ -44,7 +44,7 @@ SH
 chmod +x "$work/gated-upload-pack"
 git -C "$work/kernel" config remote.origin.uploadpack "$work/gated-upload-pack"
 
-db=$work/nightly.db
+db="$work/nightly results.db"  # a space: commands printed for it must quote it
 write_config() {  # write_config NAME EXTRA_SIM_YAML
   cat >"$work/$1.yaml" <<YAML
 name: $1
@@ -126,7 +126,7 @@ expect_status 2 "regressed tip"
 grep -q "^regression: culprit $planted change 27" "$work/out" || fail "culprit: $(cat "$work/out")"
 session=$(query "select id from sessions where kind = 'bisect' and bad_commit = '$tip40'")
 [[ -n $session ]] || fail "no bisect session between the baseline and $tip40"
-grep -qx "report: kbisect --db $db report $session" "$work/out" || fail "report line: $(cat "$work/out")"
+grep -qx "report: kbisect --db '$db' report $session" "$work/out" || fail "report line: $(cat "$work/out")"
 [[ $(query "select json_extract(good_commits, '\$[0]') from sessions where id = $session") == "$tip10" ]] ||
   fail "the bisection did not start at the stored baseline $tip10"
 [[ $(query "select commit_id from baselines where scenario = 'sim-nightly'") == "$tip10" ]] ||
