@@ -9,15 +9,26 @@
 namespace kbisect {
 namespace {
 
+// Merge bases the search tested first (good commits bad does not descend from: they are
+// neither endpoints nor candidates, and older than both), the good commits, then the candidates
+// oldest first.
 std::vector<std::string> oldest_first(const SessionRecord& session,
-                                      std::vector<std::string> candidates) {
-  std::vector<std::string> order = session.good_commits;
-  std::reverse(candidates.begin(), candidates.end());
-  for (auto& commit : candidates) {
-    if (std::find(order.begin(), order.end(), commit) == order.end()) {
-      order.push_back(std::move(commit));
-    }
+                                      std::vector<std::string> candidates,
+                                      const std::vector<VerdictRecord>& verdicts) {
+  std::vector<std::string> order;
+  auto add = [&order](const std::string& commit) {
+    if (std::find(order.begin(), order.end(), commit) == order.end()) order.push_back(commit);
+  };
+  for (const auto& verdict : verdicts) {
+    const bool known =
+        std::find(candidates.begin(), candidates.end(), verdict.commit) != candidates.end() ||
+        std::find(session.good_commits.begin(), session.good_commits.end(), verdict.commit) !=
+            session.good_commits.end();
+    if (verdict.phase == "search" && !known) add(verdict.commit);
   }
+  for (const auto& good : session.good_commits) add(good);
+  std::reverse(candidates.begin(), candidates.end());
+  for (const auto& commit : candidates) add(commit);
   return order;
 }
 
@@ -50,10 +61,10 @@ ReportData load_report_data(Store& store, int64_t session_id) {
   data.database = std::filesystem::absolute(store.path());
   data.session = *session;
   if (!session->result_json.empty()) data.result = nlohmann::json::parse(session->result_json);
-  data.topological_order = oldest_first(*session, store.candidates_of(session_id));
   data.samples = store.sample_metrics_of_session(session_id);
   data.steps = store.steps_of(session_id);
   data.verdicts = store.verdicts_of(session_id);
+  data.topological_order = oldest_first(*session, store.candidates_of(session_id), data.verdicts);
 
   std::set<std::string> compilers;
   for (auto& run : store.runs_of_session(session_id)) {

@@ -23,8 +23,8 @@ struct ReportData {
   std::filesystem::path database;  // the results database the session was read from
   SessionRecord session;
   nlohmann::json result;  // the session's result JSON; null while there is none
-  // The session's commits oldest first: the good commits, then the candidates from the
-  // oldest to bad (the reverse of the stored rev-list order).
+  // The session's commits oldest first: merge bases the search tested first, the good commits,
+  // then the candidates from the oldest to bad (the reverse of the stored rev-list order).
   std::vector<std::string> topological_order;
   // Metric keys seen in the samples; in the scenario's order (the bisected one first) when the
   // scenario could be read (scenario_facts.h).

@@ -348,6 +348,10 @@ git bisect replay "$work/side.log" >"$work/side-replay.out" 2>&1 ||
 grep -q "^$planted is the first bad commit" "$work/side-replay.out" ||
   { cat "$work/side-replay.out"; fail "side: replay did not end at $planted"; }
 git bisect reset >/dev/null 2>&1
+# The HTML report draws the merge base's samples and step too.
+"$kbisect" --db "$db" report "$session" --html "$work/side.html" >/dev/null
+grep -q "<title>step [0-9]*: ${merge_base:0:12}" "$work/side.html" ||
+  fail "side: the HTML report's path leaves out the merge base"
 
 # A culprit on a merged branch, good an ancestor of bad: git checks that only at the start, so
 # replay must not ask for the merge base of the branch and a later good commit.
