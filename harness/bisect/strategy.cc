@@ -123,6 +123,12 @@ class GitLikeStrategy : public Strategy {
   virtual size_t endpoint_samples_during_search(const SearchState& state) const = 0;
   virtual Action decide(const SearchState& state, int commit) const = 0;
 
+  // What a commit's samples say against the endpoints (rank tests, effect), stored with the
+  // verdict; the strategy's own rule decides.
+  CommitVerdict evidence(const SearchState& state, int commit) const {
+    return describe(state.of(commit), state.good, state.of(0), metric_.better);
+  }
+
   BisectSpec spec_;
   MetricSpec metric_;
 };
@@ -202,9 +208,8 @@ class ClassicStrategy : public GitLikeStrategy {
     double threshold = (mean(state.good) + mean(state.of(0))) / 2;
     double value = state.of(commit).front();
     bool worse = metric_.better == Better::kHigher ? value < threshold : value > threshold;
-    CommitVerdict verdict;
+    CommitVerdict verdict = evidence(state, commit);
     verdict.kind = worse ? VerdictKind::kBad : VerdictKind::kGood;
-    verdict.samples = 1;
     return verdict_action(commit, verdict);
   }
 };
@@ -239,9 +244,8 @@ class LkpStrategy : public GitLikeStrategy {
     if (samples.size() < kLkpSamples) {
       return measure(commit, static_cast<int>(kLkpSamples - samples.size()));
     }
-    CommitVerdict verdict;
+    CommitVerdict verdict = evidence(state, commit);
     verdict.kind = changed(state.good, samples) ? VerdictKind::kBad : VerdictKind::kGood;
-    verdict.samples = static_cast<int>(samples.size());
     return verdict_action(commit, verdict);
   }
 };
@@ -290,10 +294,7 @@ class PinpointStrategy : public GitLikeStrategy {
     if (after.result == Comparison::kUnknown) return more_of(state, commit, bad);
     PinpointComparison before = compare(state, state.of(good), samples);
     if (before.result == Comparison::kUnknown) return more_of(state, good, commit);
-    CommitVerdict verdict;
-    verdict.samples = static_cast<int>(samples.size());
-    verdict.p_vs_good = before.p_value;
-    verdict.p_vs_bad = after.p_value;
+    CommitVerdict verdict = evidence(state, commit);
     // Where Pinpoint would go on in both halves (both different) or in neither (both the
     // same), the smaller p decides: a bisection needs one answer.
     bool bad_side = before.result == Comparison::kDifferent;

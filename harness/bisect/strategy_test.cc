@@ -150,6 +150,31 @@ TEST_F(PinpointSearch, ComparesWithTheNearestGoodAndBadCommits) {
   expect_attempts(pinpoint->next(state), 6);
 }
 
+// classic, lkp and pinpoint decide by their own rules, but their verdicts carry what the
+// samples say against the endpoints, as adaptive's do: the stored effect is no made-up 0.
+TEST(GitLikeSearch, VerdictsCarryTheEvidenceAgainstTheEndpoints) {
+  CommitGraph graph = testing::linear_graph(8);
+  for (const char* name : {"classic", "lkp", "pinpoint"}) {
+    SCOPED_TRACE(name);
+    auto strategy = make_strategy(name, BisectSpec{}, MetricSpec{});
+    SearchState state(graph);
+    state.endpoints_verified = true;
+    state.good = evenly(10, 1000, 1);
+    state.samples[0] = evenly(10, 800, 1);
+    Action visit = strategy->next(state);
+    ASSERT_EQ(visit.kind, Action::Kind::kMeasure);
+    state.samples[visit.commit] = evenly(10, 800, 1);  // as bad: every rule calls it bad
+    Action verdict = strategy->next(state);
+    ASSERT_EQ(verdict.kind, Action::Kind::kVerdict);
+    EXPECT_EQ(verdict.verdict.kind, VerdictKind::kBad);
+    EXPECT_NEAR(verdict.verdict.effect, 0.2, 0.002);
+    EXPECT_LT(verdict.verdict.p_vs_good, 0.001);
+    EXPECT_LT(verdict.verdict.ks_vs_good, 0.001);
+    EXPECT_EQ(verdict.verdict.good_samples, 10);
+    EXPECT_EQ(verdict.verdict.bad_samples, 10);
+  }
+}
+
 // Run 6 of the benchmark's linear bimodal 10%/10% cell (culprit 58, 20% of the samples in a
 // second mode at 0.8x) after 56 samples. The endpoint check passed at 5 samples a side, and
 // node 57, truly bad, gave five samples at good's level. A model resting on the check's samples
