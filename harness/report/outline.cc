@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "bisect/statistics.h"
 #include "report/comparison.h"
 #include "report/format.h"
@@ -17,6 +19,18 @@ std::string result_text(const ReportData& data, const char* key) {
   if (!data.result.is_object()) return "";
   auto value = data.result.find(key);
   return value != data.result.end() && value->is_string() ? value->get<std::string>() : "";
+}
+
+// The session's metric direction, as its options keep it (judged_by.better); nullopt for a
+// session from before they did.
+std::optional<bool> higher_is_better(const ReportData& data) {
+  auto options = nlohmann::json::parse(data.session.options_json, nullptr, false);
+  if (!options.is_object()) return std::nullopt;
+  auto judged_by = options.find("judged_by");
+  if (judged_by == options.end() || !judged_by->is_object()) return std::nullopt;
+  const std::string better = judged_by->value("better", "");
+  if (better != "higher" && better != "lower") return std::nullopt;
+  return better == "higher";
 }
 
 std::string session_text(const ReportData& data) {
@@ -125,6 +139,11 @@ std::vector<PathRow> path_of(const ReportData& data) {
   const std::string metric = data.metrics.empty() ? "" : data.metrics.front();
   const auto culprit = culprit_of(data);
   const auto confirmation = confirmation_commits(data);
+  const std::optional<bool> higher = higher_is_better(data);
+  const std::vector<double> good_values =
+      data.session.good_commits.empty()
+          ? std::vector<double>()
+          : values_of(data, data.session.good_commits.front(), metric);
   for (const auto& step : data.steps) {
     PathRow row;
     row.step = step.step;
@@ -138,6 +157,12 @@ std::vector<PathRow> path_of(const ReportData& data) {
     if (auto verdict = last_search_verdict(data, step.commit)) {
       row.worse_than_good = verdict->effect;
       row.p = verdict->p_mwu;
+    }
+    // "worse" from the same samples as the median beside it (the verdict's effect is from the
+    // samples the search had then, without the confirmation's).
+    if (row.median && !good_values.empty() && higher) {
+      const double change = relative_change_or_nan(good_values, values);
+      if (!std::isnan(change)) row.worse_than_good = *higher ? -change : change;
     }
     if (culprit && step.commit == *culprit) row.note = "culprit";
     if (step.commit == confirmation.revert) {

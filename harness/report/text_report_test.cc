@@ -61,6 +61,23 @@ TEST(TextReport, ThePathShowsEveryStepWithItsVerdict) {
                               "build\n"));
 }
 
+// "worse" is the row's median against good's, from the same samples: here the culprit also has
+// three confirmation samples, which its verdict's effect (from the search's three) does not see.
+TEST(TextReport, ThePathsWorseIsFromTheSamplesOfTheMedianBesideIt) {
+  ReportData data = finished_bisect_report();
+  data.session.options_json = R"({"judged_by": {"metric": "read.iops", "better": "higher"}})";
+  const SampleMetrics culprit_sample = *std::find_if(
+      data.samples.begin(), data.samples.end(), [](const auto& s) { return s.commit == C::C2; });
+  for (int i = 0; i < 3; ++i) {
+    SampleMetrics sample = culprit_sample;
+    sample.sample_id = static_cast<int64_t>(data.samples.size() + 1);
+    sample.metrics["read.iops"] = 700;
+    data.samples.push_back(sample);
+  }
+  EXPECT_THAT(text_report(data), HasSubstr("     4  222222222222  search   bad              6"
+                                           "         749    +25.1%    0.0012"));
+}
+
 // The culprit built the same kernel image as bad (documentation commits between them): its
 // row says both, and shows the samples it was judged by, bad's.
 TEST(TextReport, ACulpritWithTheImageOfAnotherCommitSaysSo) {
