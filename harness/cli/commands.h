@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/global_options.h"
 
@@ -19,5 +21,8 @@ void add_compare_command(CLI::App& app, const GlobalOptions& globals, CommandAct
 void add_log_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 void add_nightly_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 void add_report_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+
+// nightly --json's result when it stops before it runs (a usage error): verdict "aborted".
+nlohmann::json nightly_stopped_result(const std::string& message);
 
 }  // namespace kbisect

@@ -3,10 +3,12 @@
 
 #include <string_view>
 
+#include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "cli/git_bisect_run.h"
 #include "common/error.h"
 #include "common/interrupt.h"
+#include "common/json_text.h"
 
 namespace {
 
@@ -18,13 +20,31 @@ void add_global_options(CLI::App& app, kbisect::GlobalOptions& globals) {
   app.add_flag("--json", globals.json, "JSON-lines events on stdout");
 }
 
+bool has_argument(int argc, char** argv, std::string_view argument) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i] == argument) return true;
+  }
+  return false;
+}
+
 // CLI11's own codes (105-109) mean nothing to a caller; the commands' tables say 1 is an
 // error. Under `git bisect run` 1 would mark the commit bad: a mistyped option aborts instead.
 int usage_error_exit(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--git-bisect-run") return kbisect::kGitBisectAbort;
+  return has_argument(argc, argv, "--git-bisect-run") ? kbisect::kGitBisectAbort : 1;
+}
+
+// With --json, bisect and nightly end with their result object also when they stop on an error
+// (the CLI contract), and a usage error stops them before they run. The flag is looked for in
+// argv: parsing stopped at the error, perhaps before it.
+void print_stopped_result(const CLI::App& app, int argc, char** argv, const std::string& message) {
+  if (!has_argument(argc, argv, "--json")) return;
+  for (const CLI::App* command : app.get_subcommands()) {
+    if (command->get_name() == "bisect") {
+      fmt::print("{}\n", kbisect::json_text(kbisect::stopped_result(nullptr, 0, message)));
+    } else if (command->get_name() == "nightly") {
+      fmt::print("{}\n", kbisect::json_text(kbisect::nightly_stopped_result(message)));
+    }
   }
-  return 1;
 }
 
 }  // namespace
@@ -49,7 +69,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error) == 0 ? 0 : usage_error_exit(argc, argv);
+    if (app.exit(error) == 0) return 0;
+    print_stopped_result(app, argc, argv, error.what());
+    return usage_error_exit(argc, argv);
   }
 
   kbisect::install_interrupt_handlers();

@@ -339,19 +339,27 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
   return static_cast<int>(outcome);
 }
 
+nlohmann::json empty_result() {
+  return {{"lock_taken_over_from", nullptr},
+          {"bisect_session", nullptr},
+          {"culprit", nullptr},
+          {"report", nullptr}};
+}
+
+void mark_stopped(nlohmann::json& report, const std::string& message, int exit_code) {
+  report["verdict"] = "aborted";
+  report["exit_code"] = exit_code;
+  report["message"] = message;
+}
+
 int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
-  nlohmann::json report = {{"lock_taken_over_from", nullptr},
-                           {"bisect_session", nullptr},
-                           {"culprit", nullptr},
-                           {"report", nullptr}};
+  nlohmann::json report = empty_result();
   try {
     return run_nightly(globals, options, report);
   } catch (const Error& error) {
     if (globals.json) {
       const auto* interrupted = dynamic_cast<const Interrupted*>(&error);
-      report["verdict"] = "aborted";
-      report["exit_code"] = interrupted ? 128 + interrupted->signal_number() : 1;
-      report["message"] = error.what();
+      mark_stopped(report, error.what(), interrupted ? 128 + interrupted->signal_number() : 1);
       fmt::print("{}\n", json_text(report));
     }
     throw;
@@ -359,6 +367,12 @@ int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
 }
 
 }  // namespace
+
+nlohmann::json nightly_stopped_result(const std::string& message) {
+  nlohmann::json report = empty_result();
+  mark_stopped(report, message, 1);
+  return report;
+}
 
 void add_nightly_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
   auto* command = app.add_subcommand(

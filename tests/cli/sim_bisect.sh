@@ -491,6 +491,13 @@ set -e
 [[ $status -eq 128 ]] || fail "--git-bisect-run with a mistyped option: exit $status, want 128"
 [[ $bisect_status -eq 1 ]] && grep -q "no-such-option" "$work/bisect.err" ||
   fail "a usage error: exit $bisect_status, want 1: $(cat "$work/bisect.err")"
+# With --json a usage error too ends with the aborted result object, as the contract says.
+set +e
+"$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" --strategy nope \
+  >"$work/usage.out" 2>/dev/null
+set -e
+tail -n 1 "$work/usage.out" | grep -q '"message":"--strategy: nope not in .*"verdict":"aborted"' ||
+  fail "--json with a usage error: $(cat "$work/usage.out")"
 # A --confidence the strategy cannot use is a usage error before any session is stored.
 for options in "--confidence 0.5" "--confidence 1" "--strategy classic --confidence 0.9"; do
   set +e

@@ -197,6 +197,12 @@ nightly sim-nightly-killed
   fail "the killed nightly's session: $(query "select status, result from sessions where id = $killed_session")"
 [[ -z $(query "$running") ]] || fail "a nightly is still running: $(query "$running")"
 
+# 4c. --json: a usage error too ends with the aborted result object.
+nightly sim-nightly --json --baseline
+expect_status 1 "nightly --json with a usage error"
+tail -n 1 "$work/out" | grep -q '"exit_code":1,.*"verdict":"aborted"' ||
+  fail "nightly --json with a usage error: $(cat "$work/out")"
+
 # 5. Ctrl-C (here during the fetch) stops the nightly and releases the lock.
 touch "$work/hold"
 "$kbisect" --db "$db" --json nightly -c "$work/sim-nightly.yaml" >"$work/interrupted.out" \
