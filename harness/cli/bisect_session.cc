@@ -341,10 +341,21 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo, const Bise
 
 nlohmann::json stopped_result(Store* store, int64_t session_id, const std::string& error) {
   int samples = 0;
+  // As a finished result counts its steps: the commits the search measured, without the
+  // endpoints and the skipped ones. Verdicts alone would not do: adaptive's come at its end.
   std::set<std::string> judged;
   if (store && session_id != 0) {
     for (const auto& entry : store->journal_of(session_id)) samples += entry.kind == "sample";
-    for (const auto& verdict : store->verdicts_of(session_id)) judged.insert(verdict.commit);
+    for (const auto& step : store->steps_of(session_id)) {
+      if (step.role == "search") judged.insert(step.commit);
+    }
+    for (const auto& verdict : store->verdicts_of(session_id)) {
+      if (verdict.verdict == Verdict::kSkip) judged.erase(verdict.commit);
+    }
+    if (auto session = store->session(session_id)) {
+      judged.erase(session->bad_commit);
+      for (const auto& good : session->good_commits) judged.erase(good);
+    }
   }
   return {{"session", session_id != 0 ? nlohmann::json(session_id) : nlohmann::json(nullptr)},
           {"culprit", nullptr},

@@ -148,6 +148,12 @@ grep -qF "continue it with \`kbisect --db $work/resumed.db bisect -c $work/sim.y
 # --json output ends with the result object, also when the search stopped or never began.
 tail -n 1 "$work/interrupted.jsonl" | grep -q '^{"confirmed":false,"culprit":null,"message":"interrupted by SIGINT; everything started was stopped","samples":[0-9]*,"session":1,"steps":[0-9]*,"verdict":"aborted"}$' ||
   fail "resume: --json after Ctrl-C ends with: $(tail -n 1 "$work/interrupted.jsonl")"
+# Its steps are the commits the search measured so far, skips and endpoints not counted.
+visited=$(count_in "$work/resumed.db" "select count(distinct commit_id) from steps
+  where role = 'search' and commit_id not in ('$good', '$bad')
+  and commit_id not in (select commit_id from verdicts where verdict = 'skip')")
+tail -n 1 "$work/interrupted.jsonl" | grep -q "\"steps\":$visited," ||
+  fail "resume: steps after Ctrl-C, want $visited: $(tail -n 1 "$work/interrupted.jsonl")"
 status=0
 "$kbisect" --db "$work/resumed.db" --json bisect -c "$work/no-such.yaml" --resume 1 \
   >"$work/no-config.jsonl" 2>/dev/null || status=$?
