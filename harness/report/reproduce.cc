@@ -112,6 +112,15 @@ std::vector<std::string> session_argv(const ReportData& data) {
 Reproduction reproduction_of(const ReportData& data) {
   Reproduction reproduction;
   reproduction.config = data.session.config_path;
+  const auto& session = data.session;
+  // An interrupted bisection goes on from its journal: that, before starting it over.
+  if (session.kind == SessionKind::kBisect && session.status == SessionStatus::kRunning) {
+    reproduction.commands.push_back("# it stopped before it finished; to continue it:");
+    reproduction.commands.push_back(
+        shell_command({"kbisect", "--db", data.database.string(), "bisect", "-c",
+                       session.config_path, "--resume", std::to_string(session.id)}));
+    reproduction.commands.push_back("# to start it over:");
+  }
   auto argv = session_argv(data);
   if (!argv.empty()) reproduction.commands.push_back(shell_command(argv));
   reproduction.commands.push_back(shell_command(

@@ -11,7 +11,7 @@ namespace kbisect {
 
 struct Reproduction {
   std::string config;                 // the scenario file
-  std::vector<std::string> commands;  // shell command lines, arguments quoted
+  std::vector<std::string> commands;  // shell command lines, arguments quoted; # comments
 };
 
 Reproduction reproduction_of(const ReportData& data);

@@ -101,6 +101,19 @@ TEST(TextReport, ReproduceGivesTheScenarioAndExactCommands) {
                               "        kbisect --db /results/kbisect.db report 7\n"));
 }
 
+// A bisection that stopped before it finished is continued with --resume, before starting over.
+TEST(TextReport, AnInterruptedBisectionSaysHowToContinueIt) {
+  ReportData data = finished_bisect_report();
+  data.session.status = SessionStatus::kRunning;
+  EXPECT_THAT(
+      text_report(data),
+      HasSubstr("        # it stopped before it finished; to continue it:\n"
+                "        kbisect --db /results/kbisect.db bisect -c '/configs/ext4 dio.yaml' "
+                "--resume 7\n"
+                "        # to start it over:\n"
+                "        kbisect --db /results/kbisect.db bisect -c "));
+}
+
 TEST(TextReport, ACompareSessionComparesItsTwoSidesAndVariants) {
   const std::string text = text_report(compare_report());
   EXPECT_THAT(text, HasSubstr("commit:        " + C::B +
