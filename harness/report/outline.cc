@@ -24,8 +24,7 @@ std::string result_text(const ReportData& data, const char* key) {
 // The session's metric direction, as its options keep it (judged_by.better); nullopt for a
 // session from before they did.
 std::optional<bool> higher_is_better(const ReportData& data) {
-  auto options = nlohmann::json::parse(data.session.options_json, nullptr, false);
-  if (!options.is_object()) return std::nullopt;
+  const nlohmann::json options = session_options(data);
   auto judged_by = options.find("judged_by");
   if (judged_by == options.end() || !judged_by->is_object()) return std::nullopt;
   const std::string better = judged_by->value("better", "");

@@ -150,9 +150,13 @@ std::string verdict_of(const ReportData& data, const std::string& commit) {
   return verdict ? std::string(verdict_text(verdict->verdict)) : "";
 }
 
-std::vector<VariantPair> compared_variants(const ReportData& data) {
+nlohmann::json session_options(const ReportData& data) {
   auto options = nlohmann::json::parse(data.session.options_json, nullptr, false);
-  if (!options.is_object()) return {{}};
+  return options.is_object() ? options : nlohmann::json::object();
+}
+
+std::vector<VariantPair> compared_variants(const ReportData& data) {
+  const nlohmann::json options = session_options(data);
   auto text = [](const nlohmann::json& value) {
     return value.is_string() ? value.get<std::string>() : std::string();
   };

@@ -78,6 +78,9 @@ struct VariantPair {
 };
 std::vector<VariantPair> compared_variants(const ReportData& data);
 
+// The session's stored options (an empty object when they are not one).
+nlohmann::json session_options(const ReportData& data);
+
 // The subject of a commit, or a placeholder that says why it is not known.
 std::string subject_of(const ReportData& data, const std::string& commit);
 

@@ -5,11 +5,6 @@
 namespace kbisect {
 namespace {
 
-nlohmann::json options_of(const ReportData& data) {
-  auto options = nlohmann::json::parse(data.session.options_json, nullptr, false);
-  return options.is_object() ? options : nlohmann::json::object();
-}
-
 std::string text_option(const nlohmann::json& options, const char* key) {
   auto value = options.find(key);
   return value != options.end() && value->is_string() ? value->get<std::string>() : "";
@@ -21,7 +16,7 @@ std::vector<std::string> kbisect_argv(const ReportData& data, const std::string&
 
 std::vector<std::string> bisect_argv(const ReportData& data) {
   const auto& session = data.session;
-  const auto options = options_of(data);
+  const auto options = session_options(data);
   auto argv = kbisect_argv(data, "bisect");
   for (const auto& good : session.good_commits) argv.insert(argv.end(), {"--good", good});
   argv.insert(argv.end(), {"--bad", session.bad_commit, "--strategy", session.strategy});
@@ -52,7 +47,7 @@ std::vector<std::string> samples_option(const nlohmann::json& options) {
 
 std::vector<std::string> compare_argv(const ReportData& data) {
   const auto& session = data.session;
-  const auto options = options_of(data);
+  const auto options = session_options(data);
   auto argv = kbisect_argv(data, "compare");
   const VariantPair variants = compared_variants(data).front();
   argv.insert(argv.end(), {"--a", with_variant(session.good_commits.front(), variants.a), "--b",
@@ -76,7 +71,7 @@ std::vector<std::string> reverted_specs(const SessionRecord& session) {
 
 std::vector<std::string> revert_check_argv(const ReportData& data) {
   const auto& session = data.session;
-  const auto options = options_of(data);
+  const auto options = session_options(data);
   auto argv = kbisect_argv(data, "revert-check");
   argv.insert(argv.end(), {"--base", session.good_commits.front()});
   std::string reverts;
