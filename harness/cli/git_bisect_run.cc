@@ -15,15 +15,20 @@
 namespace kbisect {
 namespace {
 
+SampleFilter scenario_samples(const Scenario& scenario, const Variant* variant) {
+  SampleFilter filter;
+  filter.config_hash = scenario_hash(scenario);
+  filter.variant = variant ? variant->name : "";
+  return filter;
+}
+
 // The endpoint's stored samples, topped up by measuring until there are `wanted`.
 std::vector<double> endpoint_samples(CommandContext& context, CommitMeasurer& measurer,
                                      const std::string& commit, const Variant* variant,
                                      int wanted) {
   const Scenario& scenario = context.scenario;
-  SampleFilter filter;
+  SampleFilter filter = scenario_samples(scenario, variant);
   filter.commit = commit;
-  filter.config_hash = scenario_hash(scenario);
-  filter.variant = variant ? variant->name : "";
   const std::string metric = metric_key(scenario.metrics.front());
   std::vector<double> values = context.store.samples_for(filter, metric);
   while (static_cast<int>(values.size()) < wanted) {
@@ -83,11 +88,21 @@ GitBisectEndpoints git_bisect_endpoints(const Repository& repo) {
   return endpoints;
 }
 
+std::vector<double> stored_samples_of_kernel(CommandContext& context, CommitMeasurer& measurer,
+                                             const std::string& commit, const Variant* variant) {
+  const KernelImage& kernel = measurer.kernel(commit);
+  if (!kernel.ok) return {};
+  SampleFilter filter = scenario_samples(context.scenario, variant);
+  filter.image_sha256 = kernel.image_sha256;
+  return context.store.samples_for(filter, metric_key(context.scenario.metrics.front()));
+}
+
 int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
                            const GitBisectEndpoints& endpoints, const std::string& commit,
-                           const Variant* variant, const std::vector<MeasuredRun>& measurements) {
+                           const Variant* variant, const std::vector<double>& stored,
+                           const std::vector<MeasuredRun>& measurements) {
   const Scenario& scenario = context.scenario;
-  std::vector<double> values;
+  std::vector<double> values = stored;
   for (const auto& m : measurements) {
     if (m.outcome == Outcome::kBootFailed && scenario.bisect.boot_failure_is_bad) {
       return kGitBisectBad;

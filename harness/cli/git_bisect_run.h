@@ -23,10 +23,19 @@ struct GitBisectEndpoints {
 };
 GitBisectEndpoints git_bisect_endpoints(const Repository& repo);
 
+// The stored samples (of the bisected metric, this scenario and variant) of every commit that
+// built the same kernel image as `commit`, its own included. git bisect run visits the commits
+// an earlier bisect measured, and a commit that changes no kernel code builds its parent's
+// kernel: their samples judge it without a boot. Empty when `commit` does not build.
+std::vector<double> stored_samples_of_kernel(CommandContext& context, CommitMeasurer& measurer,
+                                             const std::string& commit, const Variant* variant);
+
 // Measures the endpoints first where the database has fewer than BisectSpec::min_samples
-// of them, then classifies `commit` from `measurements`.
+// of them, then classifies `commit` from `stored` (stored_samples_of_kernel) and
+// `measurements`.
 int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
                            const GitBisectEndpoints& endpoints, const std::string& commit,
-                           const Variant* variant, const std::vector<MeasuredRun>& measurements);
+                           const Variant* variant, const std::vector<double>& stored,
+                           const std::vector<MeasuredRun>& measurements);
 
 }  // namespace kbisect

@@ -92,9 +92,18 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
   std::optional<GitBisectEndpoints> endpoints;
   if (options.git_bisect_run) endpoints = git_bisect_endpoints(measurer.repository());
   const int samples = options.samples > 0 ? options.samples : scenario.samples;
+  std::vector<double> stored;
+  if (options.git_bisect_run) {
+    stored = stored_samples_of_kernel(context, measurer, commit, runs.front().variant);
+    if (!stored.empty()) {
+      fmt::print(stderr, "kbisect: {}: {} samples stored for this kernel image\n",
+                 commit.substr(0, 12), stored.size());
+    }
+  }
+  const int to_measure = std::max(0, samples - static_cast<int>(stored.size()));
 
   bool final_answer = false;
-  for (int i = 0; i < samples && !final_answer; ++i) {
+  for (int i = 0; i < to_measure && !final_answer; ++i) {
     for (auto& variant_runs : runs) {
       throw_if_interrupted();
       const Variant* variant = variant_runs.variant;
@@ -120,7 +129,7 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
   }
   if (options.git_bisect_run) {
     return git_bisect_run_verdict(context, measurer, *endpoints, commit, runs.front().variant,
-                                  runs.front().measurements);
+                                  stored, runs.front().measurements);
   }
   for (const auto& variant_runs : runs) {
     if (runs.size() > 1) fmt::print("variant {}:\n", variant_name(variant_runs.variant));
@@ -146,7 +155,10 @@ void add_run_command(CLI::App& app, const GlobalOptions& globals, CommandAction&
   command->add_option("--variant", options->variants,
                       "workload variant; repeat for several; a name that a matrix extends "
                       "(\"short\" of \"short,BS=4k\") selects all its cells (default: none)");
-  command->add_option("--samples", options->samples, "samples (default: the config's)")
+  command
+      ->add_option("--samples", options->samples,
+                   "samples (default: the config's); with --git-bisect-run the samples stored "
+                   "for the same kernel image count")
       ->check(CLI::Range(1, 1000));
   command->add_flag("--timings", options->timings, "print the time of each phase");
   command->add_flag("--git-bisect-run", options->git_bisect_run,

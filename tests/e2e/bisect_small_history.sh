@@ -47,7 +47,8 @@ if [[ "$culprit_steps" != [1-9]* ]]; then
   status=1
 fi
 # Plain git bisect driving `kbisect run --git-bisect-run`: each commit judged against the
-# endpoints' samples stored above (exit 0 or 1), 125 for a commit that does not build.
+# endpoints' samples stored above (exit 0 or 1), 125 for a commit that does not build; the
+# samples stored for its kernel image count towards its --samples 3.
 history() { git -C "$shared/history" "$@"; }
 history bisect reset >/dev/null 2>&1 || true
 history bisect start --no-checkout "$bad" "$good" >/dev/null
@@ -57,6 +58,12 @@ history bisect reset >/dev/null 2>&1
 if ! grep -q "^$planted is the first bad commit" "$work/git-bisect-run.out"; then
   echo "FAIL: git bisect run with kbisect run --git-bisect-run did not end at $planted:"
   tail -n 20 "$work/git-bisect-run.out"
+  status=1
+fi
+# Its first commit is the bisection's first (both choose as git does): that kernel's samples
+# are stored, and it is judged on them without a boot.
+if ! grep -q "samples stored for this kernel image" "$work/git-bisect-run.out"; then
+  echo "FAIL: git bisect run measured again every kernel the bisection had measured"
   status=1
 fi
 if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then
