@@ -113,10 +113,8 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   if (!subjects.unavailable().empty()) {
     fmt::print("# commit subjects are unavailable: {}\n", subjects.unavailable());
   }
-  const std::vector<std::string> candidates = store.candidates_of(session_id);
-  const bool merge_bases_tested = std::ranges::any_of(decisions, [&](const VerdictRecord& d) {
-    return std::ranges::find(candidates, d.commit) == candidates.end();
-  });
+  const bool merge_bases_tested =
+      !tested_merge_bases(*session, store.candidates_of(session_id), decisions).empty();
   print_start(subjects, *session, !merge_bases_tested);
   for (const auto& verdict : decisions) {
     switch (verdict.verdict) {

@@ -9,23 +9,15 @@
 namespace kbisect {
 namespace {
 
-// Merge bases the search tested first (good commits bad does not descend from: they are
-// neither endpoints nor candidates, and older than both), the good commits, then the candidates
-// oldest first.
+// Merge bases the search tested first (older than the endpoints and the candidates), the good
+// commits, then the candidates oldest first.
 std::vector<std::string> oldest_first(const SessionRecord& session,
                                       std::vector<std::string> candidates,
                                       const std::vector<VerdictRecord>& verdicts) {
-  std::vector<std::string> order;
+  std::vector<std::string> order = tested_merge_bases(session, candidates, verdicts);
   auto add = [&order](const std::string& commit) {
     if (std::find(order.begin(), order.end(), commit) == order.end()) order.push_back(commit);
   };
-  for (const auto& verdict : verdicts) {
-    const bool known =
-        std::find(candidates.begin(), candidates.end(), verdict.commit) != candidates.end() ||
-        std::find(session.good_commits.begin(), session.good_commits.end(), verdict.commit) !=
-            session.good_commits.end();
-    if (verdict.phase == "search" && !known) add(verdict.commit);
-  }
   for (const auto& good : session.good_commits) add(good);
   std::reverse(candidates.begin(), candidates.end());
   for (const auto& commit : candidates) add(commit);

@@ -78,4 +78,21 @@ std::string skip_reason(const std::vector<VerdictRecord>& verdicts, std::string_
   return skip != verdicts.rend() && !skip->detail.empty() ? skip->detail : "no reason stored";
 }
 
+std::vector<std::string> tested_merge_bases(const SessionRecord& session,
+                                            const std::vector<std::string>& candidates,
+                                            const std::vector<VerdictRecord>& verdicts) {
+  std::vector<std::string> merge_bases;
+  for (const auto& verdict : verdicts) {
+    const bool known =
+        std::ranges::find(candidates, verdict.commit) != candidates.end() ||
+        std::ranges::find(session.good_commits, verdict.commit) != session.good_commits.end() ||
+        verdict.commit == session.bad_commit;
+    if (verdict.phase == "search" && !known &&
+        std::ranges::find(merge_bases, verdict.commit) == merge_bases.end()) {
+      merge_bases.push_back(verdict.commit);
+    }
+  }
+  return merge_bases;
+}
+
 }  // namespace kbisect

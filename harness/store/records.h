@@ -202,4 +202,11 @@ Verdict parse_verdict(std::string_view text);
 // reason stored" when it has none.
 std::string skip_reason(const std::vector<VerdictRecord>& verdicts, std::string_view commit);
 
+// The merge bases a session's search tested first, in the order it judged them. A good commit
+// bad does not descend from makes the search test their merge base, as git does; such a commit
+// is neither a candidate nor an endpoint, yet it has search verdicts.
+std::vector<std::string> tested_merge_bases(const SessionRecord& session,
+                                            const std::vector<std::string>& candidates,
+                                            const std::vector<VerdictRecord>& verdicts);
+
 }  // namespace kbisect

@@ -619,6 +619,22 @@ TEST(SkipReason, IsTheDetailOfTheCommitsLastSkip) {
   EXPECT_EQ(skip_reason(verdicts, "d"), "no reason stored");
 }
 
+TEST(TestedMergeBases, AreTheSearchsCommitsThatAreNeitherCandidatesNorEndpoints) {
+  SessionRecord session{.good_commits = {"g1", "g2"}, .bad_commit = "b"};
+  const std::vector<std::string> candidates = {"b", "c2", "c1"};
+  std::vector<VerdictRecord> verdicts(6);
+  verdicts[0] = {.commit = "m2", .verdict = Verdict::kGood, .phase = "search"};
+  verdicts[1] = {.commit = "m1", .verdict = Verdict::kUndecided, .phase = "search"};
+  verdicts[2] = {.commit = "m1", .verdict = Verdict::kGood, .phase = "search"};
+  verdicts[3] = {.commit = "c1", .verdict = Verdict::kBad, .phase = "search"};
+  verdicts[4] = {.commit = "g1", .verdict = Verdict::kGood, .phase = "search"};
+  verdicts[5] = {.commit = "p", .verdict = Verdict::kGood, .phase = "confirm"};
+  EXPECT_EQ(tested_merge_bases(session, candidates, verdicts),
+            (std::vector<std::string>{"m2", "m1"}));
+  verdicts.erase(verdicts.begin(), verdicts.begin() + 3);
+  EXPECT_TRUE(tested_merge_bases(session, candidates, verdicts).empty());
+}
+
 // A database of another account (a nightly's) in a directory this user cannot write: report
 // and log read it as it is, where opening it failed (SQLite could not create the -shm file
 // its reading takes, nor switch it to WAL). Read in a child as another user when root.
