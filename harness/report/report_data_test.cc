@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "git/revert.h"
 #include "git/test_repo.h"
 #include "report/scenario_facts.h"
 #include "report/test_reports.h"
@@ -172,6 +173,25 @@ TEST_F(StoredSessionTest, ScenarioFactsNameSubjectsAndOrderMetrics) {
   EXPECT_EQ(subject_of(data, good()), "good base");
   EXPECT_EQ(subject_of(data, "revert:" + culprit() + "@" + bad()), "subject unavailable");
   EXPECT_THAT(data.metrics, ElementsAre("write.iops", "read.iops"));  // the scenario's order
+}
+
+// A revert-check of several commits: its reverted side is named by every revert, in order.
+TEST_F(StoredSessionTest, ARevertChecksRevertedSideIsNamedByAllItsReverts) {
+  repo_->write("a", "1");
+  const std::string add_a = repo_->commit("add a");
+  repo_->write("b", "1");
+  const std::string add_b = repo_->commit("add b");
+  const RevertResult reverted =
+      revert_commits(Repository::open(repo_->dir()), add_b, {add_b, add_a});
+  SessionRecord session;
+  session.kind = SessionKind::kRevertCheck;
+  session.config_path = config_.string();
+  session.good_commits = {add_b};
+  session.bad_commit = reverted.commit_id;
+  ReportData data = load_report_data(*store_, store_->create_session(session));
+  add_scenario_facts(data);
+  EXPECT_EQ(subject_of(data, reverted.commit_id), "Revert \"add b\"; Revert \"add a\"");
+  EXPECT_EQ(subject_of(data, add_b), "add b");
 }
 
 TEST_F(StoredSessionTest, AGoneRepositoryOrScenarioIsSaidNotFatal) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "common/error.h"
 #include "config/config.h"
@@ -35,11 +36,31 @@ std::vector<std::string> commits_to_name(const ReportData& data) {
   return commits;
 }
 
+// A revert-check's reverted side is the last of a chain of revert commits on its base, and its
+// own subject names only the last revert: the side is named by all of them, in their order.
+// nullopt when `reverted` is not such a chain.
+std::optional<std::string> reverts_subject(const Repository& repo, const std::string& base,
+                                           std::string reverted) {
+  std::vector<std::string> subjects;
+  while (reverted != base) {
+    CommitInfo info = repo.commit_info(reverted);
+    if (!info.subject.starts_with("Revert \"") || info.parents.empty()) return std::nullopt;
+    subjects.insert(subjects.begin(), info.subject);
+    reverted = info.parents.front();
+  }
+  return fmt::format("{}", fmt::join(subjects, "; "));
+}
+
 void read_subjects(ReportData& data, const Repository& repo) {
+  const SessionRecord& session = data.session;
   for (const auto& commit : commits_to_name(data)) {
     if (data.subjects.count(commit)) continue;
     try {
-      data.subjects[commit] = repo.commit_info(commit).subject;
+      const bool revert_chain =
+          session.kind == SessionKind::kRevertCheck && commit == session.bad_commit;
+      std::optional<std::string> reverts =
+          revert_chain ? reverts_subject(repo, session.good_commits.front(), commit) : std::nullopt;
+      data.subjects[commit] = reverts ? *reverts : repo.commit_info(commit).subject;
     } catch (const Error&) {
       // Not a commit of this repository (a sim runner's revert); the report says "unavailable".
     }
