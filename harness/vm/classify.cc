@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,17 @@ Classification classify(const ConsoleWatch& console, VmEnd end, std::string_view
   const bool init = console.init_reached();
   if (end == VmEnd::kStartFailed) {
     return {Outcome::kInfraError, fmt::format("VM did not start: {}", end_detail), ""};
+  }
+  // The guest's init sends one answer, a result or an error: more cannot all be true.
+  const auto answers = std::ranges::count_if(frames.frames(), [](const Frame& frame) {
+    return frame.kind == "result" || frame.kind == "error";
+  });
+  if (answers > 1) {
+    return {Outcome::kWorkloadFailed,
+            fmt::format("the guest sent {} result and error frames where its init sends one; "
+                        "none is trusted",
+                        answers),
+            ""};
   }
   if (const Frame* result = frames.frame("result")) {
     std::string problem = kdio_json_problem(result->payload);

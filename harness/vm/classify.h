@@ -1,6 +1,6 @@
 // Outcome classification of one VM run from what its serial console said and how the VM
-// ended. The console is untrusted: only validated frames count as results, and everything
-// kept from it is bounded.
+// ended. The console is untrusted: only validated frames count as results, one answer (a
+// result or an error frame) at most, and everything kept from it is bounded.
 #pragma once
 
 #include <optional>

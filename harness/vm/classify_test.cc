@@ -92,6 +92,22 @@ TEST(Classify, ErrorFrameIsWorkloadFailedWithTheGuestsWords) {
             "guest reported stage=workload exit=1: kdio: job.fio:3: unknown option 'bs2'");
 }
 
+// A console with two answers is not from the guest's init (it sends one): neither is stored.
+TEST(Classify, MoreThanOneAnswerIsWorkloadFailedAndNoneIsKept) {
+  const std::string result =
+      frame("result", R"({"jobs":[{"jobname":"a"}]})", "eyJqb2JzIjpbeyJqb2JuYW1lIjoiYSJ9XX0=");
+  const std::string error =
+      frame("error", "stage=workload exit=1\n", "c3RhZ2U9d29ya2xvYWQgZXhpdD0xCg==");
+  for (const std::string& answers : {result + result, result + error, error + result}) {
+    auto verdict =
+        classify(watch_text(kBoot + "KBISECT-PROGRESS init\n" + answers), VmEnd::kExited, "");
+    EXPECT_EQ(verdict.outcome, Outcome::kWorkloadFailed);
+    EXPECT_EQ(verdict.detail,
+              "the guest sent 2 result and error frames where its init sends one; none is trusted");
+    EXPECT_EQ(verdict.kdio_json, "");
+  }
+}
+
 TEST(Classify, StartFailureIsInfraError) {
   auto verdict =
       classify(watch_text(""), VmEnd::kStartFailed, "QEMU exited with 1: could not open");
