@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/printable.h"
 
 namespace kbisect {
 
@@ -33,9 +34,11 @@ git_oid parse_oid(std::string_view hex, std::string_view what) {
   return oid;
 }
 
+// Printable: a subject comes from whoever wrote the commit, and is printed to terminals and
+// into comments of logs that git replays.
 std::string commit_subject(const git_commit* commit) {
   const char* summary = git_commit_summary(const_cast<git_commit*>(commit));
-  return summary != nullptr ? summary : "";
+  return summary != nullptr ? printable_line(summary) : "";
 }
 
 GitSignaturePtr kbisect_signature(int64_t time) {

@@ -83,7 +83,7 @@ GitSignaturePtr kbisect_signature(int64_t time);
 // Paths in conflict in an index left by a merge or revert, sorted, each once.
 std::vector<std::string> conflicted_paths(git_index* index);
 
-// The first line of a commit message.
+// The first line of a commit message, printable (printable_line).
 std::string commit_subject(const git_commit* commit);
 
 }  // namespace kbisect

@@ -1,5 +1,6 @@
 #include "report/reproduce.h"
 
+#include "common/printable.h"
 #include "report/format.h"
 
 namespace kbisect {
@@ -106,7 +107,7 @@ std::vector<std::string> session_argv(const ReportData& data) {
 
 Reproduction reproduction_of(const ReportData& data) {
   Reproduction reproduction;
-  reproduction.config = data.session.config_path;
+  reproduction.config = printable_line(data.session.config_path);
   const auto& session = data.session;
   // An interrupted bisection goes on from its journal: that, before starting it over.
   if (session.kind == SessionKind::kBisect && session.status == SessionStatus::kRunning) {

@@ -10,7 +10,7 @@
 namespace kbisect {
 
 struct Reproduction {
-  std::string config;                 // the scenario file
+  std::string config;                 // the scenario file, printable: it heads a # comment
   std::vector<std::string> commands;  // shell command lines, arguments quoted; # comments
 };
 

@@ -1,0 +1,15 @@
+// Text from outside (a commit subject, a path in an error) made safe to print as one line on a
+// terminal, in a `#` comment of a replayed log or in a pasted shell block.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace kbisect {
+
+// `text` with a tab as a space and every other control character (C0, DEL, and C1 U+0080 to
+// U+009F) and Unicode bidi override as '?': a commit subject cannot move the cursor, retitle
+// the terminal, end a comment line or reorder what is shown. Other UTF-8 is kept.
+std::string printable_line(std::string_view text);
+
+}  // namespace kbisect
