@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/session_id_option.h"
 #include "common/error.h"
+#include "common/printable.h"
 #include "config/config.h"
 #include "git/repository.h"
 #include "store/store.h"
@@ -32,18 +33,24 @@ std::string git_quote(std::string_view argument) {
 }
 
 // Subjects are comments for a person and replay needs only the ids: a session whose scenario
-// file or repository is gone since still gives its log, and the log says why they are missing.
+// file or repository is gone since (or whose tree was re-cloned without its commits) still
+// gives its log, and the log says why they are missing.
 class Subjects {
  public:
   explicit Subjects(const std::string& config_path) {
     try {
       repo_.emplace(Repository::open(load_scenario(config_path).kernel.repo));
     } catch (const Error& error) {
-      unavailable_ = error.what();
+      unavailable_ = printable_line(error.what());
     }
   }
   std::string of(const std::string& commit) const {
-    return repo_ ? repo_->commit_info(commit).subject : "(subject unavailable)";
+    if (!repo_) return "(subject unavailable)";
+    try {
+      return repo_->commit_info(commit).subject;
+    } catch (const Error&) {
+      return "(subject unavailable: not in the kernel repository)";
+    }
   }
   const std::string& unavailable() const { return unavailable_; }
 

@@ -205,6 +205,16 @@ grep -q "^# commit subjects are unavailable: cannot read config $work/gone.yaml"
 git bisect replay "$work/gone.log" >"$work/gone.out" 2>&1 || fail "replay: $(cat "$work/gone.out")"
 grep -q "^$planted is the first bad commit" "$work/gone.out" || fail "gone replay: $(cat "$work/gone.out")"
 git bisect reset >/dev/null 2>&1
+# So does the log of a session whose scenario now names a tree without its commits (re-cloned).
+git init -q "$work/other-tree"
+git -C "$work/other-tree" -c user.name=k -c user.email=k@x commit -q --allow-empty -m other
+sed "s|$work/repo|$work/other-tree|" "$work/sim.yaml" >"$work/gone.yaml"
+grep -q "$work/other-tree" "$work/gone.yaml" || fail "the scenario names no repository to replace"
+"$kbisect" --db "$work/gone.db" log 1 >"$work/recloned.log" || fail "log of a re-cloned tree"
+grep -q "^# bad: \[$bad\] (subject unavailable: not in the kernel repository)" \
+  "$work/recloned.log" || fail "log of a re-cloned tree: $(head -n 3 "$work/recloned.log")"
+git bisect replay "$work/recloned.log" >"$work/gone.out" 2>&1 || fail "replay: $(cat "$work/gone.out")"
+git bisect reset >/dev/null 2>&1
 # With path limiting the log starts as git's does, so replay considers the same commits. A
 # path is taken as git takes it ("./file" is "file").
 limited=$("$kbisect" --db "$db" --json bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" \
