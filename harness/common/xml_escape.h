@@ -7,7 +7,9 @@
 
 namespace kbisect {
 
-// & < > ' " as entities; every other byte as it is.
+// & < > ' " as entities, and tab, newline and carriage return as character references (an
+// attribute's value would turn them into spaces); every other byte as it is. Throws Error on any
+// other control character, which XML 1.0 cannot carry.
 std::string xml_escape(std::string_view text);
 
 }  // namespace kbisect
