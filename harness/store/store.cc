@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_text.h"
 #include "common/local_process.h"
 #include "store/schema.h"
 
@@ -271,6 +272,16 @@ std::vector<double> Store::samples_for(const SampleFilter& filter, const std::st
 }
 
 int64_t Store::create_session(const SessionRecord& session) {
+  std::vector<std::string> refs = session.good_refs;
+  refs.push_back(session.bad_ref);
+  for (const auto& ref : refs) {
+    if (!is_utf8(ref)) {
+      fail(
+          "the ref '{}' is not UTF-8 text, which a session keeps its refs as: give its commit id "
+          "instead",
+          ref);
+    }
+  }
   Transaction transaction(db_.get());
   Statement insert(db_.get(),
                    "INSERT INTO sessions (kind, scenario, config_path, config_hash, good_refs, "

@@ -312,6 +312,22 @@ TEST_F(StoreTest, AFailedWriteLeavesNothingBehind) {
   EXPECT_EQ(count("SELECT COUNT(*) FROM samples"), 1);
 }
 
+// git allows a branch name that is not UTF-8; a session keeps its refs as text (JSON).
+TEST_F(StoreTest, ASessionWhoseRefIsNotUtf8IsRefusedWithWhatToGiveInstead) {
+  Store store(db_path_);
+  for (const auto& session : {SessionRecord{.good_refs = {"v\xe9good"}, .bad_ref = "main"},
+                              SessionRecord{.good_refs = {"v1"}, .bad_ref = "b\xff"}}) {
+    try {
+      store.create_session(session);
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& error) {
+      EXPECT_THAT(error.what(), HasSubstr("is not UTF-8 text"));
+      EXPECT_THAT(error.what(), HasSubstr("give its commit id instead"));
+    }
+  }
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sessions"), 0);
+}
+
 TEST_F(StoreTest, FailedOutcomesAreRecorded) {
   Store store(db_path_);
   RunRecord run = a_run("c9", Outcome::kBootFailed);
