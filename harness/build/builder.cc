@@ -16,6 +16,7 @@
 #include "common/dir_lock.h"
 #include "common/error.h"
 #include "common/file.h"
+#include "common/printable.h"
 #include "common/process.h"
 #include "common/sha256.h"
 
@@ -207,6 +208,14 @@ void take_entry(BuildResult& result, const CachedBuild& entry) {
   result.log = entry.log;
 }
 
+std::string character_name(char c) {
+  if (c == ' ') return "a space";
+  if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+    return fmt::format("the control character {:#04x}", static_cast<int>(c));
+  }
+  return fmt::format("'{}'", c);
+}
+
 }  // namespace
 
 int BuildProgress::percent() const {
@@ -216,6 +225,23 @@ int BuildProgress::percent() const {
 
 const char* to_string(BuildOutcome outcome) {
   return outcome == BuildOutcome::kOk ? "ok" : "build-failed";
+}
+
+fs::path kbuild_safe_workdir(const fs::path& workdir) {
+  const fs::path path = fs::absolute(workdir).lexically_normal();
+  for (char c : path.string()) {
+    const bool safe = std::isalnum(static_cast<unsigned char>(c)) ||
+                      static_cast<unsigned char>(c) >= 0x80 ||
+                      std::string_view("/._-+@").find(c) != std::string_view::npos;
+    if (!safe) {
+      fail(
+          "the workdir {} holds {}: the kernel's Makefile cannot build under it (kbuild breaks on "
+          "spaces and ':' and passes the path to its shell); give one of letters, digits and "
+          "/ . _ - + @ (the key workdir:, or --workdir)",
+          printable_line(path.string()), character_name(c));
+    }
+  }
+  return path;
 }
 
 fs::path default_guest_config() {

@@ -78,6 +78,12 @@ class Builder {
   std::string toolchain_;
 };
 
+// `workdir` as an absolute path, when the kernel's Makefile can build under it. Kbuild breaks on
+// a space or ':' in its output directory and hands that path to its shell, so only letters,
+// digits, UTF-8 beyond ASCII and / . _ - + @ are allowed. Throws Error naming the first other
+// character.
+std::filesystem::path kbuild_safe_workdir(const std::filesystem::path& workdir);
+
 // vmimages/kconfig/guest.config of the kbisect checkout this binary was built from.
 std::filesystem::path default_guest_config();
 

@@ -65,6 +65,30 @@ class BuilderTest : public ::testing::Test {
   Builder builder_;
 };
 
+// The kernel's Makefile runs `$(shell mkdir -p $(KBUILD_OUTPUT) && cd $(KBUILD_OUTPUT) ...)`.
+TEST(KbuildSafeWorkdir, RefusesWhatKbuildsShellOrMakeWouldMisread) {
+  EXPECT_EQ(kbuild_safe_workdir("/srv/kbisect/work-1.2_a+b@c/../d"), "/srv/kbisect/d");
+  EXPECT_EQ(kbuild_safe_workdir("/srv/caf\xc3\xa9"), "/srv/caf\xc3\xa9");
+  EXPECT_EQ(kbuild_safe_workdir("rel"), std::filesystem::current_path() / "rel");
+  for (const char* bad : {"/srv/R&D;touch x;#", "/srv/a b", "/srv/a:b", "/srv/$(id)", "/srv/a\nb",
+                          "/srv/`id`", "/srv/a'b", "/srv/a\"b", "/srv/a|b", "/srv/a*"}) {
+    EXPECT_THROW(kbuild_safe_workdir(bad), Error) << bad;
+  }
+  try {
+    kbuild_safe_workdir("/srv/R&D;touch x;#");
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("the workdir /srv/R&D;touch x;# holds '&'"));
+    EXPECT_THAT(error.what(), HasSubstr("the key workdir:, or --workdir"));
+  }
+  try {
+    kbuild_safe_workdir("/srv/a\nb");
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("/srv/a?b holds the control character 0x0a"));
+  }
+}
+
 TEST_F(BuilderTest, BuildsThenHitsTheCache) {
   std::vector<BuildProgress> progress;
   request_.on_progress = [&](const BuildProgress& p) { progress.push_back(p); };

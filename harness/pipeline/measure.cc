@@ -34,7 +34,7 @@ CommitMeasurer::CommitMeasurer(const Scenario& scenario, Store& store, Events& e
     : scenario_(scenario),
       store_(store),
       events_(events),
-      workdir_(std::move(workdir)),
+      workdir_(kbuild_safe_workdir(workdir)),
       workdir_lock_(workdir_,
                     "wait for it, or give this scenario its own workdir (the key workdir:)"),
       repo_(Repository::open(scenario.kernel.repo)),
