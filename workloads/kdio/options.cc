@@ -44,7 +44,8 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 
 // fio's per-direction values "R[,W[,T]]": a value not ended by a comma applies to the
 // directions after it too, an empty one keeps the current value. kdio has no trims, so the
-// third value is only checked.
+// third value is only checked. fio refuses a value with no part given (`bs=`, `bs=,,`): most
+// often a ${VAR} that expanded to nothing, which must not quietly run at the defaults.
 template <typename Fn>
 void for_each_direction(std::string_view value, Fn set) {
   const std::vector<std::string_view> parts = split(value, ',');
@@ -52,6 +53,12 @@ void for_each_direction(std::string_view value, Fn set) {
     throw JobError(
         fmt::format("'{}' has more than three comma-separated values (read, write, "
                     "trim)",
+                    value));
+  }
+  if (std::ranges::all_of(parts, [](std::string_view part) { return part.empty(); })) {
+    throw JobError(
+        fmt::format("'{}' gives no value for any direction; use R[,W[,T]] with at least one "
+                    "of read, write, trim",
                     value));
   }
   for (size_t direction = 0; direction < 3; ++direction) {

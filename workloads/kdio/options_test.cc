@@ -1,5 +1,6 @@
 #include "kdio/options.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,6 +61,23 @@ TEST(ApplyOption, BlockSizeRange) {
   EXPECT_EQ(error_of("bsrange", "4k"),
             "t.fio:1: option 'bsrange': '4k' is not a range like "
             "4k-64k");
+}
+
+// fio 3.33 refuses these ("failed parsing bs="); running at the defaults would hide a ${VAR}
+// that expanded to nothing.
+TEST(ApplyOption, PerDirectionValueWithNoPartIsAnError) {
+  for (const char* key : {"bs", "blocksize", "bsrange", "rate", "rate_iops"}) {
+    for (const char* value : {"", ",", ",,"}) {
+      EXPECT_EQ(error_of(key, value),
+                fmt::format("t.fio:1: option '{}': '{}' gives no value for any direction; use "
+                            "R[,W[,T]] with at least one of read, write, trim",
+                            key, value));
+    }
+  }
+  // As in fio, a list with one part given is fine; the empty parts keep the current value.
+  EXPECT_EQ(apply({{"bs", "8k"}, {"bs", ",,16k"}}).bs[1], 8192u);
+  EXPECT_EQ(apply({{"rate", ",1m,"}}).job.rate_bytes_per_sec[1], 1u << 20);
+  EXPECT_TRUE(apply({{"bsrange", ",4k-8k"}}).bsrange[1]);
 }
 
 TEST(ApplyOption, KbBaseChangesSuffixes) {
