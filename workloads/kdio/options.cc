@@ -211,11 +211,28 @@ void set_cgroup_io_max(JobState& state, std::string_view value) {
   state.job.cgroup_io_max = normalized;
 }
 
+// fio's list of file names: ':' separates them, except right after a '\', which is then
+// dropped, so that a name with a colon (/dev/disk/by-path/pci-0000\:00\:1f.2-ata-1) can be
+// given. Other backslashes are part of the name, as in fio.
+std::vector<std::string> split_file_names(std::string_view text) {
+  std::vector<std::string> names(1);
+  for (const char c : text) {
+    if (c != ':') {
+      names.back() += c;
+    } else if (names.back().ends_with('\\')) {
+      names.back().back() = ':';
+    } else {
+      names.emplace_back();
+    }
+  }
+  return names;
+}
+
 void set_filename(JobState& state, std::string_view value) {
   state.filenames.clear();
-  for (const std::string_view part : split(value, ':')) {
-    if (part.empty()) throw JobError(fmt::format("filename '{}' has an empty entry", value));
-    state.filenames.emplace_back(part);
+  for (std::string& name : split_file_names(value)) {
+    if (name.empty()) throw JobError(fmt::format("filename '{}' has an empty entry", value));
+    state.filenames.push_back(std::move(name));
   }
 }
 

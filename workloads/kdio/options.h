@@ -24,7 +24,7 @@ struct JobState {
   uint64_t filesize = 0;                     // per file, 0 = not given
   int numjobs = 1;
   int nrfiles = 1;
-  std::vector<std::string> filenames;  // from filename=, ':' separated
+  std::vector<std::string> filenames;  // from filename=, ':' separated, '\:' unescaped
   std::string directory;
   bool new_group = false;
   bool randseed_given = false;

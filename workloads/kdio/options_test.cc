@@ -229,6 +229,20 @@ TEST(ApplyOption, FilesAndSizes) {
             "supported by kdio");
 }
 
+// fio's rule, checked against fio 3.33 (the files it creates): "\:" is a colon in the name,
+// any other backslash is kept.
+TEST(ApplyOption, FilenameBackslashEscapesAColon) {
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(apply({{"filename", R"(a\:b)"}}).filenames, Names{"a:b"});
+  EXPECT_EQ(apply({{"filename", R"(x\:y:z)"}}).filenames, (Names{"x:y", "z"}));
+  EXPECT_EQ(apply({{"filename", R"(a\::b)"}}).filenames, (Names{"a:", "b"}));
+  EXPECT_EQ(apply({{"filename", R"(\:q)"}}).filenames, Names{":q"});
+  EXPECT_EQ(apply({{"filename", R"(a\b)"}}).filenames, Names{R"(a\b)"});
+  EXPECT_EQ(apply({{"filename", R"(a\\:b)"}}).filenames, Names{R"(a\:b)"});
+  EXPECT_EQ(apply({{"filename", "/dev/disk/by-path/pci-0000\\:00\\:1f.2-ata-1"}}).filenames,
+            Names{"/dev/disk/by-path/pci-0000:00:1f.2-ata-1"});
+}
+
 TEST(ApplyOption, RandomAndCache) {
   const JobState state = apply(
       {{"randrepeat", "0"}, {"randseed", "1234"}, {"invalidate", "0"}, {"fallocate", "none"}});
