@@ -63,6 +63,16 @@ size_t first_non_utf8(std::string_view text) {
   return std::string_view::npos;
 }
 
+// fio reads a line as a C string, so it silently drops whatever follows a NUL; kdio's error
+// messages are C strings too, and one about this line would end at the NUL, mid-value.
+void check_no_nul(std::string_view line, const std::string& where) {
+  const size_t nul = line.find('\0');
+  if (nul == std::string_view::npos) return;
+  fail_at(where, fmt::format("byte 0x00 (NUL) after '{}' is not text; remove it (fio would end "
+                             "the line there and ignore the rest)",
+                             line.substr(0, nul)));
+}
+
 std::string directory_of(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
@@ -93,6 +103,7 @@ class Reader {
       const std::string_view line = strip_comment(raw);
       if (line.empty()) continue;
       check_utf8(line, where);
+      check_no_nul(line, where);
       if (line.front() == '[') {
         if (included_into != nullptr) {
           fail_at(where, "an included file may hold only options, not [sections] (as in fio)");

@@ -85,6 +85,20 @@ TEST(ReadIni, TextIsUtf8) {
             "caf\xc3\xa9 \xf0\x9f\x92\xbe");
 }
 
+// fio would run rw=read here, dropping 'junk' unseen; an error naming the value would end at
+// the NUL ("unknown rw 'read").
+TEST(ReadIni, NulByteIsAnErrorAtItsLine) {
+  using namespace std::string_view_literals;
+  EXPECT_EQ(error_of("[j]\nrw=read\0junk\nsize=1M\n"sv),
+            "t.fio:2: byte 0x00 (NUL) after 'rw=read' is not text; remove it (fio would end the "
+            "line there and ignore the rest)");
+  EXPECT_EQ(error_of("[j\0]\n"sv),
+            "t.fio:1: byte 0x00 (NUL) after '[j' is not text; remove it (fio would end the line "
+            "there and ignore the rest)");
+  // Comments are not read, as for UTF-8.
+  EXPECT_EQ(read("[j]\nrw=read ; \0\n"sv)[0].options[0].value, "read");
+}
+
 TEST(ExpandVariables, FromTheEnvironment) {
   const Environment env{{"SIZE", "64m"}, {"RT", "5"}};
   const auto sections = read("[j]\nsize=${SIZE}\nruntime=${RT}s\nname=a${RT}b${SIZE}\n", env);
