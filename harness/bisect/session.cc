@@ -57,7 +57,10 @@ class Session {
   }
 
   SessionResult run() {
-    for (const auto& entry : journal_.replay()) apply(entry);
+    const std::vector<JournalEntry> journal = journal_.replay();
+    for (const auto& entry : journal) apply(entry);
+    // A session killed between a failure that counts as bad and its verdict left it last.
+    if (!journal.empty()) judge_failure_as_bad(journal.back());
     refresh();
     for (;;) {
       if (!aborted_.empty()) return abort(aborted_);
@@ -221,12 +224,19 @@ class Session {
         break;
     }
     record(entry);
-    if (entry.kind == JournalEntry::Kind::kFailure && counts_as_bad(entry) &&
-        index_.count(target)) {
-      JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, phase, target);
-      verdict.verdict.kind = VerdictKind::kBad;
-      record(verdict);
+    judge_failure_as_bad(entry);
+  }
+
+  // A candidate's failure that counts as bad (boot_failure_is_bad) is its verdict: journaled
+  // right after the failure.
+  void judge_failure_as_bad(const JournalEntry& failure) {
+    if (failure.kind != JournalEntry::Kind::kFailure || !counts_as_bad(failure) ||
+        !index_.count(failure.commit)) {
+      return;
     }
+    JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, failure.phase, failure.commit);
+    verdict.verdict.kind = VerdictKind::kBad;
+    record(verdict);
   }
 
   SessionResult base_result(SessionVerdict verdict) const {

@@ -712,6 +712,49 @@ SessionResult run_and_resume_after_every_kill(const SessionInput& input, const S
   return reference;
 }
 
+// A journal whose process is killed as it stores the first verdict that follows a failure.
+class KilledBeforeAFailuresVerdict : public MemoryJournal {
+ public:
+  void append(const JournalEntry& entry) override {
+    if (entry.kind == JournalEntry::Kind::kVerdict && last_was_failure_ && !killed_) {
+      killed_ = true;
+      throw Killed();
+    }
+    last_was_failure_ = entry.kind == JournalEntry::Kind::kFailure;
+    MemoryJournal::append(entry);
+  }
+
+ private:
+  bool last_was_failure_ = false;
+  bool killed_ = false;
+};
+
+// The verdict of a boot failure that counts as bad is journaled after the failure: killed
+// between the two, the resumed session still judges the commit bad, as it would have.
+TEST(Session, ResumeBetweenAFailureThatCountsAsBadAndItsVerdict) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec = regression_at(graph, 9, 0.8, 0.01);
+  for (int node = 1; node <= 9; ++node) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  input.spec.boot_failure_is_bad = true;
+  input.confirm = false;
+  auto strategy = make_strategy("classic", input.spec, input.metric);
+  MemoryJournal reference_journal;
+  SessionResult reference = run_session(input, *strategy, sim, reference_journal);
+
+  KilledBeforeAFailuresVerdict journal;
+  EXPECT_THROW(run_session(input, *strategy, sim, journal), Killed);
+  SessionResult resumed = run_session(input, *strategy, sim, journal);
+  expect_same(resumed, reference);
+  auto kinds = [](const MemoryJournal& j) {
+    std::vector<std::pair<JournalEntry::Kind, std::string>> kinds;
+    for (const auto& entry : j.replay()) kinds.emplace_back(entry.kind, entry.commit);
+    return kinds;
+  };
+  EXPECT_EQ(kinds(journal), kinds(reference_journal));
+}
+
 // culprit_drawn_as_good: the culprit's first visit draws like good
 // (ARefutedCulpritHandsTheSearchBack).
 void resume_after_every_kill(const std::string& strategy_name, bool culprit_drawn_as_good = false,
