@@ -11,8 +11,9 @@ namespace kbisect {
 // gethostname(), or "unknown" when it fails: what the database records as a process's host.
 std::string this_host_name();
 
-// False only when no process has this pid (kill(pid, 0) fails with ESRCH): a process this
-// user may not signal still exists.
+// False when no process has this pid (kill(pid, 0) fails with ESRCH) or it is a zombie, which
+// has ended and holds nothing until its parent reaps it: a process this user may not signal
+// still exists.
 bool process_exists(pid_t pid);
 
 // The program name of a process of this host (/proc/PID/comm), or "" when it cannot be read.

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/error.h"
 #include "common/json_text.h"
@@ -18,6 +19,17 @@ std::string json_array(const std::vector<std::string>& values) {
 
 std::vector<std::string> parse_json_array(const std::string& text) {
   return nlohmann::json::parse(text).get<std::vector<std::string>>();
+}
+
+// The locks this process holds, by database and name (taken and released by the command's
+// thread only).
+std::set<std::string>& locks_held_here() {
+  static std::set<std::string> held;
+  return held;
+}
+
+std::string lock_key(const std::filesystem::path& database, const std::string& name) {
+  return std::filesystem::absolute(database).lexically_normal().string() + '\n' + name;
 }
 
 std::optional<std::string> null_if_empty(const std::string& text) {
@@ -528,8 +540,12 @@ LockAttempt Store::try_lock(const std::string& name) {
   if (current.step()) {
     attempt.holder = LockHolder{current.int64(0), current.text(1), current.text(2)};
     sqlite3_reset(current.get());
-    const bool gone =
-        attempt.holder->host == host && !process_exists(static_cast<pid_t>(attempt.holder->pid));
+    const auto pid = static_cast<pid_t>(attempt.holder->pid);
+    // This pid is this process's own only when a dead holder's pid came round again (a
+    // container gives every nightly the same one), unless this process took the lock itself.
+    const bool gone = attempt.holder->host == host &&
+                      (pid == getpid() ? !locks_held_here().contains(lock_key(path_, name))
+                                       : !process_exists(pid));
     if (!gone) return attempt;
     Statement take_over(db_.get(), "DELETE FROM locks WHERE name = ?1");
     take_over.bind(name).run();
@@ -537,6 +553,7 @@ LockAttempt Store::try_lock(const std::string& name) {
   Statement insert(db_.get(), "INSERT INTO locks (name, pid, host) VALUES (?1, ?2, ?3)");
   insert.bind(name, static_cast<int64_t>(getpid()), host).run();
   transaction.commit();
+  locks_held_here().insert(lock_key(path_, name));
   attempt.acquired = true;
   return attempt;
 }
@@ -546,6 +563,7 @@ void Store::unlock(const std::string& name) {
   Statement remove(db_.get(), "DELETE FROM locks WHERE name = ?1 AND pid = ?2 AND host = ?3");
   remove.bind(name, static_cast<int64_t>(getpid()), this_host_name()).run();
   transaction.commit();
+  locks_held_here().erase(lock_key(path_, name));
 }
 
 }  // namespace kbisect

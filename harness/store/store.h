@@ -71,8 +71,9 @@ class Store {
                                          const std::string& metric);
 
   // A named lock between processes (e.g. "nightly:<scenario>"), taken in one transaction. A
-  // lock held by a process of this host that no longer exists is taken over (and reported in
-  // the attempt); one held from another host never is. store_lock.h holds it for a scope.
+  // lock held by a process of this host that no longer exists (or is a zombie, or whose pid
+  // is now this process's, which did not take it) is taken over (and reported in the
+  // attempt); one held from another host never is. store_lock.h holds it for a scope.
   LockAttempt try_lock(const std::string& name);
   // Releases the lock if this process holds it.
   void unlock(const std::string& name);

@@ -123,6 +123,22 @@ TEST_F(StoreLockTest, ALockOfAKilledProcessIsTakenOver) {
   EXPECT_EQ(row("nightly:demo"), fmt::format("{}@{}", getpid(), this_host_name()));
 }
 
+// In a container every nightly may get the same pid: a dead one's lock then names this one.
+TEST_F(StoreLockTest, ALockLeftByADeadHolderWithThisPidIsTakenOver) {
+  Store store(db_path_);
+  {
+    Database db = open_read_write(db_path_);
+    Statement insert(db.get(), "INSERT INTO locks (name, pid, host) VALUES (?1, ?2, ?3)");
+    insert.bind("nightly:demo", static_cast<int64_t>(getpid()), this_host_name()).run();
+  }
+  StoreLock lock(store, "nightly:demo");
+  ASSERT_TRUE(lock.taken_over_from());
+  EXPECT_EQ(lock.taken_over_from()->pid, getpid());
+  // Still, this process cannot take a lock it holds a second time.
+  Store other(db_path_);
+  EXPECT_THROW(StoreLock(other, "nightly:demo"), LockHeld);
+}
+
 TEST_F(StoreLockTest, ALockFromAnotherHostIsNeverTakenOver) {
   Store store(db_path_);
   {
