@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/json_text.h"
+#include "config/reserved_vars.h"
 #include "config/units.h"
 #include "kdio/spelling.h"
 
@@ -248,15 +249,24 @@ class Parser {
     for (const auto& entry : field.node) {
       std::string name = entry.first.Scalar();
       std::string key = join_key(field.key, name);
-      if (!is_var_name(name)) {
-        error(entry.first, key,
-              "variable names are letters, digits and _, not starting with a digit");
-      }
+      var_name(entry.first, key, name);
       if (!out.emplace(name, string(Field{entry.second, key})).second) {
         error(entry.first, key, "variable given twice");
       }
     }
     return out;
+  }
+
+  // Workload variables are exported in the guest (run.env), after its /init's own settings.
+  void var_name(const YAML::Node& at, const std::string& key, const std::string& name) const {
+    if (!is_var_name(name)) {
+      error(at, key, "variable names are letters, digits and _, not starting with a digit");
+    }
+    if (is_reserved_var(name)) {
+      error(at, key,
+            fmt::format("'{}' is reserved by the guest ({}); use another name", name,
+                        reserved_var_names()));
+    }
   }
 
   void kernel(const Field& field, KernelSpec& kernel) const;
@@ -494,10 +504,7 @@ std::vector<Variant> Parser::matrix(const Field& field) const {
   for (const auto& entry : field.node) {
     std::string var = entry.first.Scalar();
     Field values{entry.second, join_key(field.key, var)};
-    if (!is_var_name(var)) {
-      error(entry.first, values.key,
-            "variable names are letters, digits and _, not starting with a digit");
-    }
+    var_name(entry.first, values.key, var);
     if (!vars_seen.insert(var).second) error(entry.first, values.key, "variable given twice");
     std::vector<Field> items = sequence(values);
     if (items.empty()) error(values.node, values.key, "needs at least one value");

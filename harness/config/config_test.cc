@@ -518,6 +518,24 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
   }
 }
 
+// The guest's /init sets these itself; run.env, sourced after it, would replace them, and
+// KBISECT_* was only refused once the kernel was built.
+TEST_F(ConfigTest, VariablesTheGuestReservesAreRefusedAtTheirLine) {
+  std::string head = "name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n";
+  std::string metrics = "metrics: [{name: read.iops}]\n";
+  EXPECT_THAT(error_of(head + "  vars: {KBISECT_FS: xfs}\n" + metrics),
+              ::testing::StartsWith("5:10: workload.vars.KBISECT_FS: 'KBISECT_FS' is reserved by "
+                                    "the guest (KBISECT_*, PATH, LD_LIBRARY_PATH, HOME, TERM)"));
+  EXPECT_THAT(error_of(head + "  vars: {BS: 4k, PATH: /nowhere}\n" + metrics),
+              ::testing::StartsWith("5:18: workload.vars.PATH: 'PATH' is reserved"));
+  EXPECT_THAT(error_of(head + "  variants: [{name: a, vars: {LD_LIBRARY_PATH: /x}}]\n" + metrics),
+              ::testing::StartsWith("5:31: workload.variants[0].vars.LD_LIBRARY_PATH: "
+                                    "'LD_LIBRARY_PATH' is reserved"));
+  EXPECT_THAT(
+      error_of(head + "  matrix: {KBISECT_DIR: [a]}\n" + metrics),
+      ::testing::StartsWith("5:12: workload.matrix.KBISECT_DIR: 'KBISECT_DIR' is reserved"));
+}
+
 // A value with a byte that is not UTF-8 would stop where the scenario becomes JSON (its hash).
 TEST_F(ConfigTest, TextThatIsNotUtf8IsRefusedAtItsLine) {
   EXPECT_EQ(error_of(std::string(kMinimal) + "filesystem: {mount_options: \"a\xff\"}\n"),

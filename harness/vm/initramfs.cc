@@ -169,9 +169,8 @@ std::string run_env(const GuestRun& run) {
   }
   env += fmt::format("kbisect_mkfs() {{ {} \"$@\"; }}\n", command);
   for (const auto& [name, value] : run.vars) {
-    if (!is_shell_name(name) || name.starts_with("KBISECT_")) {
-      fail("workload variable '{}' is not a valid name; use letters, digits and _ (not KBISECT_*)",
-           name);
+    if (!is_shell_name(name)) {
+      fail("workload variable '{}' is not a valid name; use letters, digits and _", name);
     }
     env += fmt::format("export {}={}\n", name, single_quoted(value));
   }

@@ -96,7 +96,7 @@ TEST(RunEnv, ValuesAreQuotedForTheShell) {
 }
 
 TEST(RunEnv, BadVariableNamesAreRejected) {
-  for (std::string name : {"A B", "1X", "X=Y", "KBISECT_DIR", ""}) {
+  for (std::string name : {"A B", "1X", "X=Y", ""}) {
     GuestRun run;
     run.vars = {{name, "v"}};
     EXPECT_THROW(run_env(run), Error) << name;
