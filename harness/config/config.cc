@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/json_text.h"
+#include "config/metric_path.h"
 #include "config/reserved_vars.h"
 #include "config/units.h"
 #include "kdio/spelling.h"
@@ -575,62 +576,12 @@ std::vector<MetricSpec> Parser::metrics(const Field& field) const {
 // Catches typos in metric paths now rather than after a kernel build and a boot.
 void Parser::metric_name(const Field& field) const {
   std::string name = field.node.Scalar();
-  std::vector<std::string> parts;
-  for (size_t start = 0;;) {
-    size_t dot = name.find('.', start);
-    parts.push_back(name.substr(start, dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  auto bad = [&](const std::string& why) {
-    error(field.node, field.key,
-          fmt::format("'{}' is not a kdio metric: {} (examples: read.iops, write.bw_bytes, "
-                      "read.clat_ns.mean, write.clat_ns.percentile.99.000000, sync.lat_ns.mean)",
-                      name, why));
-  };
-  static const std::set<std::string> directions = {"read", "write", "trim"};
-  static const std::set<std::string> direction_fields = {
-      "io_bytes",  "io_kbytes", "bw_bytes",  "bw",          "iops",        "runtime",
-      "total_ios", "short_ios", "drop_ios",  "slat_ns",     "clat_ns",     "lat_ns",
-      "bw_min",    "bw_max",    "bw_agg",    "bw_mean",     "bw_dev",      "bw_samples",
-      "iops_min",  "iops_max",  "iops_mean", "iops_stddev", "iops_samples"};
-  static const std::set<std::string> latency_fields = {"min",    "max", "mean",
-                                                       "stddev", "N",   "percentile"};
-  const std::string& top = parts[0];
-  size_t latency_at = 0;
-  if (directions.contains(top)) {
-    if (parts.size() < 2 || !direction_fields.contains(parts[1]))
-      bad(fmt::format("unknown field after '{}'", top));
-    if (parts[1].ends_with("_ns"))
-      latency_at = 2;
-    else if (parts.size() != 2)
-      bad("too many parts");
-  } else if (top == "sync") {
-    if (parts.size() < 2 || (parts[1] != "total_ios" && parts[1] != "lat_ns"))
-      bad("sync has total_ios and lat_ns");
-    if (parts[1] == "lat_ns")
-      latency_at = 2;
-    else if (parts.size() != 2)
-      bad("too many parts");
-  } else if (top == "job_runtime" || top == "elapsed") {
-    if (parts.size() != 1) bad("too many parts");
-  } else {
-    bad("it starts with read, write, trim, sync, job_runtime or elapsed");
-  }
-  if (latency_at == 0) return;
-  if (parts.size() <= latency_at || !latency_fields.contains(parts[latency_at])) {
-    bad("latencies have min, max, mean, stddev, N or percentile.P");
-  }
-  if (parts[latency_at] == "percentile") {
-    std::string percentile;
-    for (size_t i = latency_at + 1; i < parts.size(); ++i)
-      percentile += (i > latency_at + 1 ? "." : "") + parts[i];
-    auto value = parse_double(percentile);
-    if (!value || *value <= 0 || *value > 100)
-      bad("percentile needs a number in (0, 100], e.g. percentile.99.000000");
-  } else if (parts.size() != latency_at + 1) {
-    bad("too many parts");
-  }
+  auto problem = metric_path_problem(name);
+  if (!problem) return;
+  error(field.node, field.key,
+        fmt::format("'{}' is not a kdio metric: {} (examples: read.iops, write.bw_bytes, "
+                    "read.clat_ns.mean, write.clat_ns.percentile.99.000000, sync.lat_ns.mean)",
+                    name, *problem));
 }
 
 void Parser::bisect(const Field& field, BisectSpec& bisect) const {

@@ -430,6 +430,17 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
       {head + "metrics: [{name: read.clat_ns.percentile.101}]\n",
        "4:18: metrics[0].name: 'read.clat_ns.percentile.101'"},
       {head + "metrics: [{name: read.clat_ns.avg}]\n", "4:18: metrics[0].name: 'read.clat_ns.avg'"},
+      {head + "metrics: [{name: elapsed}]\n",
+       "4:18: metrics[0].name: 'elapsed' is not a kdio metric: it starts with read, write, trim, "
+       "sync or job_runtime"},
+      {head + "metrics: [{name: read.bw_min}]\n",
+       "4:18: metrics[0].name: 'read.bw_min' is not a kdio metric: unknown field after 'read'"},
+      {head + "metrics: [{name: read.lat_ns.percentile.99}]\n",
+       "4:18: metrics[0].name: 'read.lat_ns.percentile.99' is not a kdio metric: only clat_ns and "
+       "sync.lat_ns have percentiles"},
+      {head + "metrics: [{name: read.clat_ns.percentile.42}]\n",
+       "4:18: metrics[0].name: 'read.clat_ns.percentile.42' is not a kdio metric: kdio reports the "
+       "percentiles 1, 5,"},
       {head + "metrics: [{name: read.iops}, {name: read.iops}]\n",
        "4:37: metrics[1].name: metric 'read.iops' listed twice"},
       {head + "metrics: [{name: read.iops, better: up}]\n",

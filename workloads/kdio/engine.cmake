@@ -20,11 +20,12 @@ add_library(kdio_core STATIC
 find_library(KDIO_LIBAIO_A NAMES libaio.a REQUIRED)
 find_library(KDIO_LIBURING_A NAMES liburing.a REQUIRED)
 find_package(Threads REQUIRED)
-target_link_libraries(kdio_core PUBLIC kdio_parser nlohmann_json::nlohmann_json ${KDIO_LIBURING_A}
-                      ${KDIO_LIBAIO_A} Threads::Threads)
+target_link_libraries(kdio_core PUBLIC kdio_parser kdio_json_numbers nlohmann_json::nlohmann_json
+                      ${KDIO_LIBURING_A} ${KDIO_LIBAIO_A} Threads::Threads)
 
 kbisect_unit_test(kdio_stats_test
-  SOURCES histogram_test.cc stats_test.cc block_order_test.cc report_test.cc cgroup_test.cc
+  SOURCES histogram_test.cc json_numbers_test.cc stats_test.cc block_order_test.cc report_test.cc
+    cgroup_test.cc
   LIBS kdio_core)
 
 kbisect_unit_test(kdio_worker_test

@@ -14,12 +14,6 @@ uint64_t plat_idx_to_val(unsigned idx) {
                                       static_cast<double>(uint64_t{1} << error_bits));
 }
 
-std::span<const double> default_percentiles() {
-  static constexpr double kList[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
-                                     80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
-  return kList;
-}
-
 void Histogram::merge(const Histogram& other) {
   for (unsigned i = 0; i < kPlatBuckets; ++i) bins[i] += other.bins[i];
 }

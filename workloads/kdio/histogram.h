@@ -31,9 +31,6 @@ inline unsigned plat_val_to_idx(uint64_t value) {
 // fio's plat_idx_to_val: the value a bucket reports (its midpoint).
 uint64_t plat_idx_to_val(unsigned idx);
 
-// fio's default percentile list.
-std::span<const double> default_percentiles();
-
 struct Histogram {
   std::array<uint64_t, kPlatBuckets> bins{};
 

@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include "kdio/json_numbers.h"
+
 namespace kdio {
 namespace {
 

@@ -1,9 +1,8 @@
 // fio 3.x JSON: field names and units as fio writes them, plus a "kdio" object.
-#include <fmt/format.h>
-
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "kdio/json_numbers.h"
 #include "report.h"
 
 namespace kdio {
@@ -21,7 +20,7 @@ Json lat_json(const LatStat& stat, const Histogram* hist, bool plus) {
   if (hist != nullptr && stat.samples > 0) {
     Json pct = Json::object();
     for (auto& [p, value] : hist->percentiles(default_percentiles())) {
-      pct[fmt::format("{:.6f}", p)] = value;
+      pct[percentile_key(p)] = value;
     }
     out["percentile"] = pct;
     if (plus) {

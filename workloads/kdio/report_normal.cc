@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "kdio/json_numbers.h"
 #include "report.h"
 
 namespace kdio {

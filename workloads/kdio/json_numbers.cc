@@ -1,0 +1,36 @@
+#include "kdio/json_numbers.h"
+
+#include <cstdio>
+
+namespace kdio {
+
+std::span<const std::string_view> direction_numbers() {
+  static constexpr std::string_view kList[] = {"io_bytes",  "io_kbytes", "bw_bytes",
+                                               "bw",        "iops",      "runtime",
+                                               "total_ios", "short_ios", "drop_ios"};
+  return kList;
+}
+
+std::span<const std::string_view> direction_latencies() {
+  static constexpr std::string_view kList[] = {"slat_ns", "clat_ns", "lat_ns"};
+  return kList;
+}
+
+std::span<const std::string_view> latency_numbers() {
+  static constexpr std::string_view kList[] = {"min", "max", "mean", "stddev", "N"};
+  return kList;
+}
+
+std::span<const double> default_percentiles() {
+  static constexpr double kList[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                     80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+  return kList;
+}
+
+std::string percentile_key(double percentile) {
+  std::string key(static_cast<size_t>(std::snprintf(nullptr, 0, "%f", percentile)), '\0');
+  std::snprintf(key.data(), key.size() + 1, "%f", percentile);
+  return key;
+}
+
+}  // namespace kdio
