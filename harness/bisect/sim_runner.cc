@@ -46,7 +46,11 @@ SimMeasurer::SimMeasurer(const CommitGraph& graph, std::string good, SimSpec spe
     if (outcome.outcome != "build-failed" && outcome.outcome != "boot-failed") {
       fail("sim.outcomes: unknown outcome '{}'; use build-failed or boot-failed", outcome.outcome);
     }
-    outcomes_[find(outcome.commit, outcome.where)] = outcome.outcome;
+    // One outcome per commit, as one change per commit: a second would replace the first unseen.
+    if (!outcomes_.emplace(find(outcome.commit, outcome.where), outcome.outcome).second) {
+      fail("{}: '{}' is the commit of an earlier outcome; give it one outcome", outcome.where,
+           outcome.commit);
+    }
   }
 }
 

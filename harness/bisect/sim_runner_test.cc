@@ -109,6 +109,16 @@ TEST(SimRunner, BadReferencesAreErrors) {
   spec.changes = {};
   spec.outcomes = {{fake_id(1), "exploded"}};
   EXPECT_THROW(SimMeasurer(graph, good_id(), spec), Error);
+  // The same commit twice, by two names, with different outcomes.
+  spec.outcomes = {{fake_id(2), "build-failed"}, {"commit 2", "boot-failed", "s.yaml:11:15"}};
+  try {
+    SimMeasurer sim(graph, good_id(), spec);
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(),
+                 "s.yaml:11:15: 'commit 2' is the commit of an earlier outcome; give it one "
+                 "outcome");
+  }
 }
 
 }  // namespace
