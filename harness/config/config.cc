@@ -46,12 +46,23 @@ std::string join_key(const std::string& parent, std::string_view child) {
   return parent.empty() ? std::string(child) : fmt::format("{}.{}", parent, child);
 }
 
+// Letters, digits and `punctuation`, at least one.
+bool is_made_of(std::string_view text, std::string_view punctuation) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           punctuation.find(c) != std::string_view::npos;
+  });
+}
+
 // Variant and scenario names appear in REF@VARIANT arguments and in file names.
 bool is_name(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("._=,+-").find(c) != std::string_view::npos;
-  });
+  return is_made_of(text, "._=,+-");
+}
+
+// A matrix value sits in its variants' names between '=' and ',' ("BS=4k,QD=1"): with either
+// in it, two cells could get one name, and only the first would ever be found by it.
+bool is_matrix_value(std::string_view text) {
+  return is_made_of(text, "._+-");
 }
 
 // ${VAR} names: letters, digits and _, not starting with a digit.
@@ -511,9 +522,12 @@ std::vector<Variant> Parser::matrix(const Field& field) const {
     if (items.empty()) error(values.node, values.key, "needs at least one value");
     std::set<std::string> values_seen;
     for (const Field& item : items) {
-      if (!values_seen.insert(nonempty_string(item)).second) {
-        error(item.node, item.key, "value given twice");
+      std::string value = nonempty_string(item);
+      if (!is_matrix_value(value)) {
+        error(item.node, item.key,
+              "matrix values name variants: use letters, digits and . _ + - only");
       }
+      if (!values_seen.insert(value).second) error(item.node, item.key, "value given twice");
     }
     // Every variant is measured at every commit: past this a run would never end, and the
     // product alone would exhaust memory.
@@ -526,13 +540,8 @@ std::vector<Variant> Parser::matrix(const Field& field) const {
     for (const Variant& cell : cells) {
       for (const Field& item : items) {
         std::string value = nonempty_string(item);
-        std::string part = var + "=" + value;
-        if (!is_name(part)) {
-          error(item.node, item.key,
-                "matrix values name variants: use letters, digits and . _ + - only");
-        }
         Variant grown = cell;
-        grown.name += (grown.name.empty() ? "" : ",") + part;
+        grown.name += fmt::format("{}{}={}", grown.name.empty() ? "" : ",", var, value);
         grown.vars[var] = value;
         next.push_back(std::move(grown));
       }

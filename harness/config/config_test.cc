@@ -476,6 +476,15 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
            metrics,
        "5:22: workload.matrix.BS: variable given twice"},
       {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
+       "  matrix: {A: ['1', '1,B=2'], B: ['2,B=2', '2']}\n" +
+           metrics,
+       "5:21: workload.matrix.A[1]: matrix values name variants: use letters, digits and . _ + - "
+       "only"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
+       "  matrix: {BS: [4k, a=b]}\n" +
+           metrics,
+       "5:21: workload.matrix.BS[1]: matrix values name variants"},
+      {"name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
        "  matrix: {BS: [4k, 8k, 4k]}\n" +
            metrics,
        "5:25: workload.matrix.BS[2]: value given twice"},
