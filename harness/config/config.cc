@@ -383,7 +383,10 @@ void Parser::vm(const Field& field, VmSpec& vm) const {
                                              {"libvirt", RunnerKind::kLibvirt},
                                              {"sim", RunnerKind::kSim}});
   }
-  if (auto uri = get(field, "uri")) vm.libvirt_uri = nonempty_string(*uri);
+  if (auto uri = get(field, "uri")) {
+    if (vm.runner != RunnerKind::kLibvirt) error(uri->node, uri->key, "only for runner: libvirt");
+    vm.libvirt_uri = nonempty_string(*uri);
+  }
   if (auto accel = get(field, "accel")) {
     vm.accel =
         choice<Accel>(*accel, {{"auto", Accel::kAuto}, {"kvm", Accel::kKvm}, {"tcg", Accel::kTcg}});
