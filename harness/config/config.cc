@@ -728,6 +728,9 @@ std::string stored_config_path(const Scenario& scenario) {
 
 Scenario load_scenario(const fs::path& file) {
   std::error_code ignored;
+  if (fs::is_directory(file, ignored)) {
+    fail("cannot read config {}: a directory; pass a YAML file with -c", file.string());
+  }
   if (!fs::is_regular_file(file, ignored)) {
     fail("cannot read config {}: no such file; pass an existing YAML file with -c", file.string());
   }

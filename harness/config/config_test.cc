@@ -589,5 +589,16 @@ TEST_F(ConfigTest, MissingFileSaysWhatToDo) {
   }
 }
 
+// It exists, so "no such file" sent the user looking for a typo.
+TEST_F(ConfigTest, ADirectoryIsNotAConfig) {
+  fs::create_directories(dir_ / "configs.yaml");
+  try {
+    load_scenario(dir_ / "configs.yaml");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("configs.yaml: a directory; pass a YAML file with -c"));
+  }
+}
+
 }  // namespace
 }  // namespace kbisect
