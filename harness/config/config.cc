@@ -30,6 +30,13 @@ constexpr size_t kMaxMatrixVariants = 1000;
 struct Field {
   YAML::Node node;
   std::string key;
+  // The map key the value belongs to, if it is a map's value. An empty value ("name:") has
+  // yaml-cpp's mark of the token after it, often on the next line: its key names the place.
+  YAML::Node key_node = {};
+
+  const YAML::Node& place() const {
+    return node.IsNull() && !key_node.Mark().is_null() ? key_node : node;
+  }
 };
 
 std::string did_you_mean(std::string_view unknown, Keys allowed) {
@@ -98,6 +105,10 @@ class Parser {
     fail("{}: {}", where(at, key), what);
   }
 
+  [[noreturn]] void error(const Field& field, const std::string& what) const {
+    error(field.place(), field.key, what);
+  }
+
   // "FILE:LINE:COLUMN: key" (or without the key), how messages name a place in the config.
   std::string where(const YAML::Node& at, const std::string& key) const {
     YAML::Mark mark = at.Mark();
@@ -110,7 +121,7 @@ class Parser {
 
   // Checks that `map` is a map with no unknown and no repeated keys.
   void check_map(const Field& map, Keys allowed) const {
-    if (!map.node.IsMap()) error(map.node, map.key, "expected a map of keys");
+    if (!map.node.IsMap()) error(map, "expected a map of keys");
     std::set<std::string> seen;
     for (const auto& entry : map.node) {
       std::string name = entry.first.Scalar();
@@ -124,7 +135,8 @@ class Parser {
 
   std::optional<Field> get(const Field& map, std::string_view name) const {
     for (const auto& entry : map.node) {
-      if (entry.first.Scalar() == name) return Field{entry.second, join_key(map.key, name)};
+      if (entry.first.Scalar() == name)
+        return Field{entry.second, join_key(map.key, name), entry.first};
     }
     return std::nullopt;
   }
@@ -136,7 +148,7 @@ class Parser {
   }
 
   std::string scalar(const Field& field, std::string_view expected) const {
-    if (!field.node.IsScalar()) error(field.node, field.key, fmt::format("expected {}", expected));
+    if (!field.node.IsScalar()) error(field, fmt::format("expected {}", expected));
     return field.node.Scalar();
   }
 
@@ -144,7 +156,7 @@ class Parser {
 
   std::string nonempty_string(const Field& field) const {
     std::string value = string(field);
-    if (value.empty()) error(field.node, field.key, "must not be empty");
+    if (value.empty()) error(field, "must not be empty");
     return value;
   }
 
@@ -152,13 +164,13 @@ class Parser {
     std::string text = scalar(field, "true or false");
     if (text == "true") return true;
     if (text == "false") return false;
-    error(field.node, field.key, fmt::format("expected true or false, got '{}'", text));
+    error(field, fmt::format("expected true or false, got '{}'", text));
   }
 
   int64_t integer(const Field& field, int64_t min, int64_t max) const {
     std::string text = scalar(field, "an integer");
     auto value = parse_integer(text);
-    if (!value) error(field.node, field.key, fmt::format("expected an integer, got '{}'", text));
+    if (!value) error(field, fmt::format("expected an integer, got '{}'", text));
     check_range(field, *value, min, max);
     return *value;
   }
@@ -166,7 +178,7 @@ class Parser {
   double number(const Field& field, double min, double max) const {
     std::string text = scalar(field, "a number");
     auto value = parse_double(text);
-    if (!value) error(field.node, field.key, fmt::format("expected a number, got '{}'", text));
+    if (!value) error(field, fmt::format("expected a number, got '{}'", text));
     check_range(field, *value, min, max);
     return *value;
   }
@@ -229,11 +241,11 @@ class Parser {
       if (name == text) return value;
       list += fmt::format("{}{}", list.empty() ? "" : ", ", name);
     }
-    error(field.node, field.key, fmt::format("'{}' is not one of: {}", text, list));
+    error(field, fmt::format("'{}' is not one of: {}", text, list));
   }
 
   std::vector<Field> sequence(const Field& field) const {
-    if (!field.node.IsSequence()) error(field.node, field.key, "expected a list");
+    if (!field.node.IsSequence()) error(field, "expected a list");
     std::vector<Field> items;
     for (size_t i = 0; i < field.node.size(); ++i) {
       items.push_back(Field{field.node[i], fmt::format("{}[{}]", field.key, i)});
@@ -250,19 +262,19 @@ class Parser {
     fs::path value = path(field);
     std::error_code ignored;
     if (!fs::is_regular_file(value, ignored)) {
-      error(field.node, field.key, fmt::format("no such file: {}", value.string()));
+      error(field, fmt::format("no such file: {}", value.string()));
     }
     return value;
   }
 
   std::map<std::string, std::string> vars(const Field& field) const {
-    if (!field.node.IsMap()) error(field.node, field.key, "expected a map of NAME: value");
+    if (!field.node.IsMap()) error(field, "expected a map of NAME: value");
     std::map<std::string, std::string> out;
     for (const auto& entry : field.node) {
       std::string name = entry.first.Scalar();
       std::string key = join_key(field.key, name);
       var_name(entry.first, key, name);
-      if (!out.emplace(name, string(Field{entry.second, key})).second) {
+      if (!out.emplace(name, string(Field{entry.second, key, entry.first})).second) {
         error(entry.first, key, "variable given twice");
       }
     }
@@ -311,7 +323,7 @@ Scenario Parser::parse(const YAML::Node& root) {
   Field name = require(top, "name");
   scenario.name = nonempty_string(name);
   if (!is_name(scenario.name)) {
-    error(name.node, name.key, "use letters, digits and . _ - only");
+    error(name, "use letters, digits and . _ - only");
   }
   kernel(require(top, "kernel"), scenario.kernel);
   if (auto field = get(top, "vm")) vm(*field, scenario.vm);
@@ -384,7 +396,7 @@ void Parser::vm(const Field& field, VmSpec& vm) const {
                                              {"sim", RunnerKind::kSim}});
   }
   if (auto uri = get(field, "uri")) {
-    if (vm.runner != RunnerKind::kLibvirt) error(uri->node, uri->key, "only for runner: libvirt");
+    if (vm.runner != RunnerKind::kLibvirt) error(*uri, "only for runner: libvirt");
     vm.libvirt_uri = nonempty_string(*uri);
   }
   if (auto accel = get(field, "accel")) {
@@ -394,7 +406,7 @@ void Parser::vm(const Field& field, VmSpec& vm) const {
   if (auto vcpus = get(field, "vcpus")) vm.vcpus = static_cast<int>(integer(*vcpus, 1, 512));
   if (auto memory = get(field, "memory")) {
     uint64_t bytes = size(*memory, 64ull << 20, 4ull << 40);
-    if (bytes % (1 << 20) != 0) error(memory->node, memory->key, "must be a whole number of MiB");
+    if (bytes % (1 << 20) != 0) error(*memory, "must be a whole number of MiB");
     vm.memory_mib = static_cast<int>(bytes >> 20);
   }
   if (auto pin = get(field, "pin")) {
@@ -417,14 +429,13 @@ void Parser::device(const Field& field, DeviceSpec& device) const {
                                    {{"emulated-nvme", DeviceKind::kEmulatedNvme},
                                     {"nvme-passthrough", DeviceKind::kNvmePassthrough}});
   if (device.kind == DeviceKind::kEmulatedNvme) {
-    if (auto pci = get(field, "pci")) error(pci->node, pci->key, "only for kind: nvme-passthrough");
+    if (auto pci = get(field, "pci")) error(*pci, "only for kind: nvme-passthrough");
     if (auto image = get(field, "image")) device.image = path(*image);
     if (auto bytes = get(field, "size")) device.size_bytes = size(*bytes, 64ull << 20, 64ull << 40);
     return;
   }
   for (std::string_view key : {"image", "size"}) {
-    if (auto wrong = get(field, key))
-      error(wrong->node, wrong->key, "only for kind: emulated-nvme");
+    if (auto wrong = get(field, key)) error(*wrong, "only for kind: emulated-nvme");
   }
   Field pci = require(field, "pci");
   device.pci_address = string(pci);
@@ -485,10 +496,10 @@ std::vector<Variant> Parser::variants(const Field& field, const FilesystemSpec& 
     Field name = require(item, "name");
     variant.name = nonempty_string(name);
     if (!is_name(variant.name)) {
-      error(name.node, name.key, "use letters, digits and . _ = , + - only (no spaces, no @)");
+      error(name, "use letters, digits and . _ = , + - only (no spaces, no @)");
     }
     if (!names.insert(variant.name).second) {
-      error(name.node, name.key, fmt::format("variant '{}' declared twice", variant.name));
+      error(name, fmt::format("variant '{}' declared twice", variant.name));
     }
     if (auto vars_field = get(item, "vars")) variant.vars = vars(*vars_field);
     if (auto options = get(item, "mount_options")) variant.mount_options = string(*options);
@@ -502,8 +513,7 @@ std::vector<Variant> Parser::variants(const Field& field, const FilesystemSpec& 
     }
     out.push_back(std::move(variant));
   }
-  if (out.empty())
-    error(field.node, field.key, "empty list; leave the key out for one default variant");
+  if (out.empty()) error(field, "empty list; leave the key out for one default variant");
   return out;
 }
 
@@ -513,16 +523,16 @@ FilesystemKind Parser::filesystem_kind(const Field& field) const {
 }
 
 std::vector<Variant> Parser::matrix(const Field& field) const {
-  if (!field.node.IsMap()) error(field.node, field.key, "expected a map of VAR: [values...]");
+  if (!field.node.IsMap()) error(field, "expected a map of VAR: [values...]");
   std::vector<Variant> cells = {Variant{}};
   std::set<std::string> vars_seen;
   for (const auto& entry : field.node) {
     std::string var = entry.first.Scalar();
-    Field values{entry.second, join_key(field.key, var)};
+    Field values{entry.second, join_key(field.key, var), entry.first};
     var_name(entry.first, values.key, var);
     if (!vars_seen.insert(var).second) error(entry.first, values.key, "variable given twice");
     std::vector<Field> items = sequence(values);
-    if (items.empty()) error(values.node, values.key, "needs at least one value");
+    if (items.empty()) error(values, "needs at least one value");
     std::set<std::string> values_seen;
     for (const Field& item : items) {
       std::string value = nonempty_string(item);
@@ -530,7 +540,7 @@ std::vector<Variant> Parser::matrix(const Field& field) const {
         error(item.node, item.key,
               "matrix values name variants: use letters, digits and . _ + - only");
       }
-      if (!values_seen.insert(value).second) error(item.node, item.key, "value given twice");
+      if (!values_seen.insert(value).second) error(item, "value given twice");
     }
     // Every variant is measured at every commit: past this a run would never end, and the
     // product alone would exhaust memory.
@@ -551,7 +561,7 @@ std::vector<Variant> Parser::matrix(const Field& field) const {
     }
     cells = std::move(next);
   }
-  if (field.node.size() == 0) error(field.node, field.key, "empty matrix; give VAR: [values...]");
+  if (field.node.size() == 0) error(field, "empty matrix; give VAR: [values...]");
   return cells;
 }
 
@@ -576,12 +586,11 @@ std::vector<MetricSpec> Parser::metrics(const Field& field) const {
                                                {"lower-is-better", Better::kLower}});
     }
     if (!seen.emplace(metric.name, metric.job).second) {
-      error(name.node, name.key, fmt::format("metric '{}' listed twice", metric.name));
+      error(name, fmt::format("metric '{}' listed twice", metric.name));
     }
     out.push_back(std::move(metric));
   }
-  if (out.empty())
-    error(field.node, field.key, "needs at least one metric (the first is bisected on)");
+  if (out.empty()) error(field, "needs at least one metric (the first is bisected on)");
   return out;
 }
 
@@ -630,7 +639,7 @@ void Parser::sim(const Field& field, SimSpec& sim) const {
     for (std::string_view key : {"mode2", "p2"}) {
       auto value = get(*noise, key);
       if (value && sim.noise != NoiseDistribution::kBimodal) {
-        error(value->node, value->key, "only for dist: bimodal");
+        error(*value, "only for dist: bimodal");
       }
     }
     if (auto mode2 = get(*noise, "mode2")) sim.mode2 = number(*mode2, 1e-6, 1e6);

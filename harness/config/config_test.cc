@@ -559,6 +559,18 @@ TEST_F(ConfigTest, VariablesTheGuestReservesAreRefusedAtTheirLine) {
       ::testing::StartsWith("5:12: workload.matrix.KBISECT_DIR: 'KBISECT_DIR' is reserved"));
 }
 
+// yaml-cpp marks an empty value at the token after it, which is often on the next line.
+TEST_F(ConfigTest, AnEmptyValueIsReportedAtItsKey) {
+  std::string rest = "kernel: {repo: linux}\nworkload: {jobs: [job.fio]}\n";
+  std::string metrics = "metrics: [{name: read.iops}]\n";
+  EXPECT_EQ(error_of("name:\n" + rest + metrics), "1:1: name: expected a string");
+  EXPECT_EQ(error_of("name: demo\n" + rest + "metrics:\n"), "4:1: metrics: expected a list");
+  EXPECT_EQ(error_of("name: demo\n" + rest + metrics + "vm: {runner: libvirt, vcpus: }\n"),
+            "5:23: vm.vcpus: expected an integer");
+  EXPECT_EQ(error_of("name: demo\n" + rest + metrics + "vm:\n  uri:\nsamples: 3\n"),
+            "6:3: vm.uri: only for runner: libvirt");
+}
+
 // A value with a byte that is not UTF-8 would stop where the scenario becomes JSON (its hash).
 TEST_F(ConfigTest, TextThatIsNotUtf8IsRefusedAtItsLine) {
   EXPECT_EQ(error_of(std::string(kMinimal) + "filesystem: {mount_options: \"a\xff\"}\n"),
