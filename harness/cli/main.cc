@@ -47,6 +47,14 @@ void print_stopped_result(const CLI::App& app, int argc, char** argv, const std:
   }
 }
 
+// An error that a signal caused: a write to a closed pipe (SIGPIPE) fails, and so may whatever
+// was running when Ctrl-C came.
+int interrupted(int signal_number, const std::exception& error) {
+  fmt::print(stderr, "kbisect: {} ({})\n", kbisect::Interrupted(signal_number).what(),
+             error.what());
+  return 128 + signal_number;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,11 +89,13 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "kbisect: {}\n", interrupted.what());
     return 128 + interrupted.signal_number();
   } catch (const kbisect::Error& error) {
+    if (int signal_number = kbisect::pending_interrupt()) return interrupted(signal_number, error);
     fmt::print(stderr, "kbisect: error: {}\n", error.what());
     return 1;
   } catch (const std::exception& error) {
     // Caught so that the stack unwinds (an uncaught exception may skip the destructors that
     // release locks and stop child processes).
+    if (int signal_number = kbisect::pending_interrupt()) return interrupted(signal_number, error);
     fmt::print(stderr, "kbisect: internal error: {}; please report it\n", error.what());
     return 1;
   }

@@ -14,8 +14,11 @@ namespace {
 std::atomic<int> received_signal{0};
 int wake_pipe[2] = {-1, -1};
 
+// The first signal is the cause: Ctrl-C on `kbisect ... | tee` also ends tee, and the SIGPIPE
+// that follows is its consequence.
 void on_signal(int signal_number) {
-  received_signal.store(signal_number);
+  int none = 0;
+  received_signal.compare_exchange_strong(none, signal_number);
   const char byte = 1;
   [[maybe_unused]] auto ignored = ::write(wake_pipe[1], &byte, 1);
 }
@@ -41,6 +44,8 @@ void install_interrupt_handlers() {
     // The terminal closing (an ssh session dropped) must clean up too: by default SIGHUP
     // ends kbisect at once and leaves its make or QEMU running.
     ::sigaction(SIGHUP, &action, nullptr);
+    // By default a closed output pipe kills kbisect at once, as uncleanly as SIGHUP would.
+    ::sigaction(SIGPIPE, &action, nullptr);
   });
 }
 

@@ -1,6 +1,7 @@
-// Ctrl-C, SIGTERM and SIGHUP handling. The handlers only record the signal; long-running loops
-// (child processes, VM waits) poll interrupt_fd() and clean up what they own before
-// throwing Interrupted, so nothing is left behind.
+// Ctrl-C, SIGTERM, SIGHUP and SIGPIPE handling. The handlers only record the signal; long-running
+// loops (child processes, VM waits) poll interrupt_fd() and clean up what they own before
+// throwing Interrupted, so nothing is left behind. A closed pipe (`kbisect --json ... | head`)
+// makes the write fail as well, and the error that unwinds from there counts as the signal.
 #pragma once
 
 #include "common/error.h"
@@ -16,10 +17,10 @@ class Interrupted : public Error {
   int signal_number_;
 };
 
-// Installs SIGINT, SIGTERM and SIGHUP handlers. Safe to call more than once.
+// Installs SIGINT, SIGTERM, SIGHUP and SIGPIPE handlers. Safe to call more than once.
 void install_interrupt_handlers();
 
-// The signal received so far, or 0.
+// The first signal received (the cause; a SIGPIPE may follow a Ctrl-C), or 0.
 int pending_interrupt();
 
 // Readable once a signal arrived: add it to poll() sets to wake up at once.
