@@ -80,7 +80,9 @@ Database open_read_write(const std::filesystem::path& path) {
       fail("cannot create the directory of database {}: {}", path.string(), error.message());
     }
   }
-  Database db = open_with(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  // Absolute: SQLite reads a name that starts with "file:" as a URI, whatever the flags say.
+  Database db =
+      open_with(std::filesystem::absolute(path), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (switch_to_wal(db.get()) != "wal") {
     fail("database {}: cannot switch to WAL mode; put it on a local file system", path.string());
   }
@@ -98,7 +100,7 @@ Database open_read_only(const std::filesystem::path& path) {
   const bool can_read_live = ::access(absolute.parent_path().c_str(), W_OK) == 0 ||
                              std::filesystem::exists(absolute.string() + "-shm", error);
   Database db = can_read_live
-                    ? open_with(path, SQLITE_OPEN_READONLY)
+                    ? open_with(absolute, SQLITE_OPEN_READONLY)
                     : open_with(immutable_uri(absolute), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
   execute(db.get(), "PRAGMA query_only=1");
   return db;

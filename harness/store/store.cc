@@ -32,6 +32,32 @@ std::string lock_key(const std::filesystem::path& database, const std::string& n
   return std::filesystem::absolute(database).lexically_normal().string() + '\n' + name;
 }
 
+// The tables of a database kbisect has not set up (schema version 0), comma-separated.
+std::string tables_of_unversioned(const std::filesystem::path& path) {
+  Database db = open_read_only(path);
+  if (database_version(db.get()) != 0) return "";
+  Statement tables(db.get(),
+                   "SELECT group_concat(name, ', ') FROM sqlite_master WHERE type = 'table'");
+  tables.step();
+  return tables.text(0);
+}
+
+// Checked before the first write (the switch to WAL, kbisect's tables): another program's
+// database, given to --db by mistake, is left as it is.
+Database open_results_database(const std::filesystem::path& path) {
+  std::error_code error;
+  if (std::filesystem::is_regular_file(path, error) &&
+      std::filesystem::file_size(path, error) > 0) {
+    if (const std::string tables = tables_of_unversioned(path); !tables.empty()) {
+      fail(
+          "{} is not a kbisect results database (it holds other tables: {}); pass --db a new "
+          "file or a database kbisect wrote",
+          path.string(), tables);
+    }
+  }
+  return open_read_write(path);
+}
+
 std::optional<std::string> null_if_empty(const std::string& text) {
   if (text.empty()) return std::nullopt;
   return text;
@@ -109,7 +135,7 @@ RunRecord read_run(const Statement& row) {
 
 }  // namespace
 
-Store::Store(const std::filesystem::path& path) : path_(path), db_(open_read_write(path)) {
+Store::Store(const std::filesystem::path& path) : path_(path), db_(open_results_database(path)) {
   migrate(db_.get());
 }
 

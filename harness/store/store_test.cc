@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/file.h"
 #include "common/temp_dir.h"
 #include "store/schema.h"
 
@@ -326,6 +327,35 @@ TEST_F(StoreTest, ASessionWhoseRefIsNotUtf8IsRefusedWithWhatToGiveInstead) {
     }
   }
   EXPECT_EQ(count("SELECT COUNT(*) FROM sessions"), 0);
+}
+
+// Another program's database given to --db by mistake: refused before anything is written.
+TEST_F(StoreTest, AnotherProgramsDatabaseIsRefusedAndLeftAsItIs) {
+  fs::create_directories(db_path_.parent_path());
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path_.c_str(), &raw), SQLITE_OK);
+  Database other(raw);
+  execute(other.get(), "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)");
+  other.reset();
+  const std::string before = read_file(db_path_);
+  try {
+    Store store(db_path_);
+    ADD_FAILURE() << "opened another program's database";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(),
+                HasSubstr("is not a kbisect results database (it holds other tables: customers)"));
+  }
+  EXPECT_EQ(read_file(db_path_), before);
+  EXPECT_FALSE(std::filesystem::exists(db_path_.string() + "-wal"));
+}
+
+// SQLite takes a name that starts with "file:" for a URI; --db names a file.
+TEST_F(StoreTest, APathThatLooksLikeAUriIsAFile) {
+  const fs::path working_directory = fs::current_path();
+  fs::current_path(temp_.path());
+  { Store store("file:m.db?mode=memory"); }
+  fs::current_path(working_directory);
+  EXPECT_TRUE(fs::is_regular_file(temp_.path() / "file:m.db?mode=memory"));
 }
 
 TEST_F(StoreTest, FailedOutcomesAreRecorded) {
