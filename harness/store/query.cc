@@ -154,13 +154,19 @@ std::string named_query_list() {
        near ? fmt::format(" (did you mean '{}'?)", *near) : "", named_query_list());
 }
 
+constexpr std::string_view kBlanks = " \t\r\n";
+
+// `text` without the blanks around it.
+std::string_view trimmed(std::string_view text) {
+  const size_t start = text.find_first_not_of(kBlanks);
+  if (start == std::string_view::npos) return {};
+  return text.substr(start, text.find_last_not_of(kBlanks) + 1 - start);
+}
+
 // `text` without the blanks around it, if that is one word.
 std::optional<std::string> single_word(std::string_view text) {
-  constexpr std::string_view kBlanks = " \t\r\n";
-  const size_t start = text.find_first_not_of(kBlanks);
-  if (start == std::string_view::npos) return std::nullopt;
-  std::string_view word = text.substr(start, text.find_last_not_of(kBlanks) + 1 - start);
-  if (word.find_first_of(kBlanks) != std::string_view::npos) return std::nullopt;
+  const std::string_view word = trimmed(text);
+  if (word.empty() || word.find_first_of(kBlanks) != std::string_view::npos) return std::nullopt;
   return std::string(word);
 }
 
@@ -326,6 +332,11 @@ std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_quer
   if (parts.empty()) return std::nullopt;
   for (const NamedQuery& query : kNamedQueries) {
     if (parts[0] != query.name) continue;
+    // A metric's job may have blanks in its name ([rand read] gives "rand read:read.iops").
+    if (query.argument == "METRIC" && parts.size() > 2) {
+      const size_t name_end = text.find(parts[0]) + parts[0].size();
+      parts = {parts[0], std::string(trimmed(std::string_view(text).substr(name_end)))};
+    }
     size_t wanted = query.argument.empty() ? 1 : 2;
     if (parts.size() != wanted) {
       if (query.argument.empty()) fail("named query '{}' takes no argument", query.name);

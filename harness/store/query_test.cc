@@ -174,6 +174,9 @@ TEST_F(QueryTest, NamedQueryArgumentThatMatchesNothingSaysWhatThereIs) {
   EXPECT_THAT(error_of("samples a%"), HasSubstr("holds samples of 2 commits"));  // % is no wildcard
   EXPECT_THAT(error_of("history read.iop"),
               HasSubstr("no sample has the metric 'read.iop'; the metrics measured: read.iops"));
+  // A job's name may have blanks ([rand  read]): the metric is the rest of the text.
+  EXPECT_THAT(error_of(" history  rand  read:read.iops "),
+              HasSubstr("no sample has the metric 'rand  read:read.iops';"));
 }
 
 TEST_F(QueryTest, ReportingStatementsAreAllowed) {
