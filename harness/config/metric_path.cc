@@ -29,18 +29,6 @@ bool listed(std::span<const std::string_view> list, std::string_view name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-template <typename Range>
-std::string joined(const Range& parts, std::string_view separator) {
-  std::string text;
-  bool first = true;
-  for (std::string_view part : parts) {
-    if (!first) text += separator;
-    text += part;
-    first = false;
-  }
-  return text;
-}
-
 Problem only(std::span<const std::string> parts, size_t count) {
   if (parts.size() == count) return std::nullopt;
   return "too many parts";
@@ -49,14 +37,13 @@ Problem only(std::span<const std::string> parts, size_t count) {
 // The percentile's key has a dot of its own ("99.000000"); fio's spelling or a shorter one
 // ("99", "99.9") names it, as the store reads it.
 Problem percentile(std::span<const std::string> key_parts) {
-  auto value = parse_double(joined(key_parts, "."));
-  std::string known;
+  auto value = parse_double(fmt::format("{}", fmt::join(key_parts, ".")));
   for (double listed_percentile : kdio::default_percentiles()) {
     if (value && kdio::percentile_key(*value) == kdio::percentile_key(listed_percentile))
       return std::nullopt;
-    known += fmt::format("{}{}", known.empty() ? "" : ", ", listed_percentile);
   }
-  return fmt::format("kdio reports the percentiles {} (percentile.P)", known);
+  return fmt::format("kdio reports the percentiles {} (percentile.P)",
+                     fmt::join(kdio::default_percentiles(), ", "));
 }
 
 // The parts after a latency object (read.clat_ns, sync.lat_ns).
@@ -66,7 +53,7 @@ Problem latency(std::span<const std::string> parts, bool has_percentiles) {
     return percentile(parts.subspan(1));
   }
   if (parts.empty() || !listed(kdio::latency_numbers(), parts[0])) {
-    return fmt::format("latencies have {}{}", joined(kdio::latency_numbers(), ", "),
+    return fmt::format("latencies have {}{}", fmt::join(kdio::latency_numbers(), ", "),
                        has_percentiles ? " or percentile.P" : "");
   }
   return only(parts, 1);
