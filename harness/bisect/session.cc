@@ -122,11 +122,14 @@ class Session {
         (search ? search_sequences_ : confirm_sequences_)[entry.commit].push_back(sequence_);
         ++attempts_[entry.commit];
         ++sequence_;
+        failures_in_a_row_.erase(entry.commit);
         break;
       case JournalEntry::Kind::kFailure:
         ++attempts_[entry.commit];
         ++sequence_;
-        (search ? failures_ : confirm_failures_)[entry.commit] = entry;
+        last_failure_counts_ = !retries(entry);
+        if (last_failure_counts_) (search ? failures_ : confirm_failures_)[entry.commit] = entry;
+        ++failures_in_a_row_[entry.commit];
         break;
       case JournalEntry::Kind::kAlias:
         if (resolve(entry.detail) != entry.commit) aliases_[entry.commit] = entry.detail;
@@ -195,6 +198,16 @@ class Session {
     }
   }
 
+  // Whether `failure` is taken for its run's, and the commit measured again: the commit built,
+  // measured fine before (the search or the confirmation) and has not failed since. Its next
+  // failure in a row counts.
+  bool retries(const JournalEntry& failure) const {
+    return failure.status != MeasureStatus::kBuildFailed &&
+           !failures_in_a_row_.contains(failure.commit) &&
+           (!of(search_samples_, failure.commit).empty() ||
+            !of(confirm_samples_, failure.commit).empty());
+  }
+
   bool counts_as_bad(const JournalEntry& failure) const {
     return failure.status == MeasureStatus::kBootFailed && input_.spec.boot_failure_is_bad;
   }
@@ -221,6 +234,7 @@ class Session {
         entry.kind = JournalEntry::Kind::kFailure;
         entry.status = m.status;
         entry.detail = m.detail;
+        entry.retried = retries(entry);
         break;
     }
     record(entry);
@@ -228,10 +242,10 @@ class Session {
   }
 
   // A candidate's failure that counts as bad (boot_failure_is_bad) is its verdict: journaled
-  // right after the failure.
+  // right after the failure, which is the last entry applied.
   void judge_failure_as_bad(const JournalEntry& failure) {
-    if (failure.kind != JournalEntry::Kind::kFailure || !counts_as_bad(failure) ||
-        !index_.count(failure.commit)) {
+    if (failure.kind != JournalEntry::Kind::kFailure || !last_failure_counts_ ||
+        !counts_as_bad(failure) || !index_.count(failure.commit)) {
       return;
     }
     JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, failure.phase, failure.commit);
@@ -569,6 +583,8 @@ class Session {
   std::map<std::string, std::string> aliases_;
   std::map<std::string, JournalEntry> failures_;  // search phase: these are skipped
   std::map<std::string, JournalEntry> confirm_failures_;
+  std::map<std::string, int> failures_in_a_row_;  // since the commit's last sample
+  bool last_failure_counts_ = false;              // the last failure applied was not retried
   std::vector<RefutedCulprit> refuted_;
   std::map<std::string, VerdictKind> merge_base_verdicts_;  // journaled
   std::string aborted_;

@@ -62,6 +62,11 @@ struct JournalEntry {
   std::string detail;     // kFailure: why; kAlias: the commit it equals; kReopen: the parent check
   CommitVerdict verdict;  // kVerdict
   int candidates_left = 0;  // kSample, kFailure: Action::candidates_left of its measurement
+  // kFailure of a commit that measured fine before and has not failed since: taken for the
+  // run's failure (a guest I/O timeout on a loaded host), not the commit's, so the commit is
+  // measured again. The session sets it as it journals the entry, for the journal's own
+  // records; it works it out again from the entries before when it replays them.
+  bool retried = false;
 };
 
 // Append-only: the store implements it with SQLite (one row per entry, committed at once).

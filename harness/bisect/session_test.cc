@@ -475,6 +475,55 @@ TEST(Session, FailingEndpointAborts) {
   EXPECT_NE(result.message.find("build-failed"), std::string::npos) << result.message;
 }
 
+// Fails the runs given as (commit, attempt), as a loaded host's guest sometimes does (an NVMe
+// command timing out under TCG): the run fails, not the kernel.
+class FailingRuns : public Measurer {
+ public:
+  FailingRuns(Measurer& inner, std::set<std::pair<std::string, int>> failing)
+      : inner_(inner), failing_(std::move(failing)) {}
+  Measurement measure(const MeasureRequest& request) override {
+    if (!failing_.contains({request.commit, request.attempt})) return inner_.measure(request);
+    Measurement m;
+    m.status = MeasureStatus::kOtherFailure;
+    m.detail = "guest reported stage=workload exit=1: fsync failed: Input/output error";
+    return m;
+  }
+
+ private:
+  Measurer& inner_;
+  std::set<std::pair<std::string, int>> failing_;
+};
+
+// A run that fails after its commit measured fine is measured again: once for an endpoint, which
+// would end the session, and for a candidate, which would be skipped. Twice in a row counts.
+TEST(Session, ARunThatFailsAfterItsCommitMeasuredFineIsMeasuredAgain) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.8, 0.01));
+  SessionInput input = input_for(graph);
+  auto strategy = make_strategy("adaptive", input.spec, input.metric);
+  for (const std::string& commit : {fake_id(0), good_id(), fake_id(9)}) {
+    SCOPED_TRACE(commit);
+    FailingRuns once(sim, {{commit, 2}});
+    MemoryJournal journal;
+    SessionResult result = run_session(input, *strategy, once, journal);
+    EXPECT_EQ(result.verdict, SessionVerdict::kFound) << result.message;
+    EXPECT_EQ(result.culprit, fake_id(9));
+    EXPECT_TRUE(result.skipped.empty());
+    const auto entries = journal.replay();
+    EXPECT_EQ(std::ranges::count_if(entries,
+                                    [](const JournalEntry& entry) {
+                                      return entry.kind == JournalEntry::Kind::kFailure &&
+                                             entry.retried;
+                                    }),
+              1);
+  }
+  FailingRuns twice(sim, {{fake_id(0), 2}, {fake_id(0), 3}});
+  MemoryJournal journal;
+  SessionResult result = run_session(input, *strategy, twice, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+  EXPECT_THAT(result.message, ::testing::HasSubstr("cannot be measured (failed: guest reported"));
+}
+
 // Commits whose image equals another's reuse its samples and never boot.
 class IdenticalImages : public Measurer {
  public:
@@ -787,6 +836,16 @@ TEST(Session, ResumeAfterKillAtEveryMeasurementThroughARefutedCulprit) {
 }
 TEST(Session, ResumeAfterKillAtEveryMeasurementThroughAMergeBase) {
   ASSERT_NO_FATAL_FAILURE(resume_after_every_kill("adaptive", false, {fake_id(90)}));
+}
+TEST(Session, ResumeAfterKillAtEveryMeasurementThroughARetriedRun) {
+  CommitGraph graph = linear_graph(12);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 4, 0.9, 0.03));
+  FailingRuns flaky(sim, {{fake_id(0), 3}, {fake_id(4), 1}});
+  SessionInput input = input_for(graph);
+  SessionResult reference = run_and_resume_after_every_kill(
+      input, *make_strategy("adaptive", input.spec, input.metric), flaky);
+  EXPECT_EQ(reference.verdict, SessionVerdict::kFound);
+  EXPECT_EQ(reference.culprit, fake_id(4));
 }
 
 // A tip that did not regress, whose first five samples drew as a regression (a noisy host):

@@ -170,6 +170,13 @@ void StoreJournal::append(const JournalEntry& entry) {
       record.status = measure_status_name(entry.status);
       record.run_id = measurer_.last_run_id();
       add_step_once(entry, record.phase);
+      if (entry.retried) {
+        events_.note("retry",
+                     fmt::format("{} {}: {}; it measured fine before, so it is measured again",
+                                 short_id, record.status, entry.detail),
+                     {{"commit", entry.commit}, {"status", record.status}});
+        break;
+      }
       if (entry.phase == Phase::kSearch) {
         VerdictRecord skip;
         skip.verdict = Verdict::kSkip;

@@ -29,6 +29,15 @@ class RunWriter : public StoringMeasurer {
     last_run_id_ = store_.insert_run(run, {sample});
   }
 
+  // A stored run of `commit` whose workload failed: no sample.
+  void store_failed_run(const std::string& commit) {
+    RunRecord run;
+    run.session_id = session_id_;
+    run.commit = commit;
+    run.outcome = Outcome::kWorkloadFailed;
+    last_run_id_ = store_.insert_run(run, {});
+  }
+
   int new_measurements = 0;
 
  private:
@@ -133,6 +142,28 @@ TEST_F(StoreJournalTest, AnEntryThatCannotBeStoredLeavesNoStepOrVerdict) {
   EXPECT_TRUE(store_->verdicts_of(session_).empty());
   EXPECT_EQ(store_->steps_of(session_).size(), 1u);
   EXPECT_EQ(store_->journal_of(session_).size(), 1u);
+}
+
+// A failure the session retries (its commit measured fine before) is no skip of the commit.
+TEST_F(StoreJournalTest, ARetriedFailureIsNoSkipVerdict) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_);
+  writer.store_run("c1", 10);
+  journal.append(sample("c1", 10));
+  JournalEntry failure;
+  failure.kind = JournalEntry::Kind::kFailure;
+  failure.commit = "c1";
+  failure.status = MeasureStatus::kOtherFailure;
+  failure.retried = true;
+  writer.store_failed_run("c1");
+  journal.append(failure);
+  EXPECT_TRUE(store_->verdicts_of(session_).empty());
+  failure.retried = false;
+  writer.store_failed_run("c1");
+  journal.append(failure);
+  ASSERT_EQ(store_->verdicts_of(session_).size(), 1u);
+  EXPECT_EQ(store_->verdicts_of(session_)[0].verdict, Verdict::kSkip);
+  EXPECT_EQ(store_->journal_of(session_).size(), 3u);
 }
 
 // c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
