@@ -68,6 +68,14 @@ class StoreJournalTest : public testing::Test {
     return entry;
   }
 
+  JournalEntry failure(const std::string& commit, MeasureStatus status) {
+    JournalEntry entry;
+    entry.kind = JournalEntry::Kind::kFailure;
+    entry.commit = commit;
+    entry.status = status;
+    return entry;
+  }
+
   // `commit` builds the same kernel image as `same_as`, measured before.
   JournalEntry alias(const std::string& commit, const std::string& same_as) {
     JournalEntry entry;
@@ -133,12 +141,8 @@ TEST_F(StoreJournalTest, AnEntryThatCannotBeStoredLeavesNoStepOrVerdict) {
   StoreJournal journal(*store_, events_, writer, session_);
   writer.store_run("c1", 10);
   journal.append(sample("c1", 10));
-  JournalEntry failure;
-  failure.kind = JournalEntry::Kind::kFailure;
-  failure.commit = "c2";
-  failure.status = MeasureStatus::kBuildFailed;
   // Journaled with the last run, c1's, which has its entry: refused.
-  EXPECT_THROW(journal.append(failure), Error);
+  EXPECT_THROW(journal.append(failure("c2", MeasureStatus::kBuildFailed)), Error);
   EXPECT_TRUE(store_->verdicts_of(session_).empty());
   EXPECT_EQ(store_->steps_of(session_).size(), 1u);
   EXPECT_EQ(store_->journal_of(session_).size(), 1u);
@@ -150,17 +154,13 @@ TEST_F(StoreJournalTest, ARetriedFailureIsNoSkipVerdict) {
   StoreJournal journal(*store_, events_, writer, session_);
   writer.store_run("c1", 10);
   journal.append(sample("c1", 10));
-  JournalEntry failure;
-  failure.kind = JournalEntry::Kind::kFailure;
-  failure.commit = "c1";
-  failure.status = MeasureStatus::kOtherFailure;
-  failure.retried = true;
+  JournalEntry retried = failure("c1", MeasureStatus::kOtherFailure);
+  retried.retried = true;
   writer.store_failed_run("c1");
-  journal.append(failure);
+  journal.append(retried);
   EXPECT_TRUE(store_->verdicts_of(session_).empty());
-  failure.retried = false;
   writer.store_failed_run("c1");
-  journal.append(failure);
+  journal.append(failure("c1", MeasureStatus::kOtherFailure));
   ASSERT_EQ(store_->verdicts_of(session_).size(), 1u);
   EXPECT_EQ(store_->verdicts_of(session_)[0].verdict, Verdict::kSkip);
   EXPECT_EQ(store_->journal_of(session_).size(), 3u);
