@@ -122,14 +122,14 @@ class Session {
         (search ? search_sequences_ : confirm_sequences_)[entry.commit].push_back(sequence_);
         ++attempts_[entry.commit];
         ++sequence_;
-        failures_in_a_row_.erase(entry.commit);
+        failed_since_a_sample_.erase(entry.commit);
         break;
       case JournalEntry::Kind::kFailure:
         ++attempts_[entry.commit];
         ++sequence_;
         last_failure_counts_ = !retries(entry);
         if (last_failure_counts_) (search ? failures_ : confirm_failures_)[entry.commit] = entry;
-        ++failures_in_a_row_[entry.commit];
+        failed_since_a_sample_.insert(entry.commit);
         break;
       case JournalEntry::Kind::kAlias:
         if (resolve(entry.detail) != entry.commit) aliases_[entry.commit] = entry.detail;
@@ -203,7 +203,7 @@ class Session {
   // failure in a row counts.
   bool retries(const JournalEntry& failure) const {
     return failure.status != MeasureStatus::kBuildFailed &&
-           !failures_in_a_row_.contains(failure.commit) &&
+           !failed_since_a_sample_.contains(failure.commit) &&
            (!of(search_samples_, failure.commit).empty() ||
             !of(confirm_samples_, failure.commit).empty());
   }
@@ -583,8 +583,8 @@ class Session {
   std::map<std::string, std::string> aliases_;
   std::map<std::string, JournalEntry> failures_;  // search phase: these are skipped
   std::map<std::string, JournalEntry> confirm_failures_;
-  std::map<std::string, int> failures_in_a_row_;  // since the commit's last sample
-  bool last_failure_counts_ = false;              // the last failure applied was not retried
+  std::set<std::string> failed_since_a_sample_;  // a failure is its last measurement
+  bool last_failure_counts_ = false;             // the last failure applied was not retried
   std::vector<RefutedCulprit> refuted_;
   std::map<std::string, VerdictKind> merge_base_verdicts_;  // journaled
   std::string aborted_;
