@@ -183,7 +183,19 @@ Outcome compare_and_bisect(CommandContext& context, const Repository& repo,
   request.goods = {baseline.commit};
   request.bad = tip;
   request.variant = scenario.nightly->variant;
-  BisectRun run = run_bisect(context, repo, request);
+  int64_t bisect_session = 0;
+  BisectRun run;
+  try {
+    run = run_bisect(context, repo, request, &bisect_session);
+  } catch (const Error& error) {
+    // The next nightly resumes this bisection (if the tip has not moved): say which it is, and
+    // what it measured so far.
+    if (bisect_session != 0) {
+      report["bisect_session"] = bisect_session;
+      report["bisect"] = stopped_result(&context.store, bisect_session, error.what());
+    }
+    throw;
+  }
   if (context.events.mode() != Events::Mode::kJsonLines) {
     if (run.answered_before) {
       fmt::print("bisect session {} answered this comparison before; nothing was measured\n",

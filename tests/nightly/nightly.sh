@@ -6,7 +6,8 @@
 #   - a tip that regressed is bisected to the planted commit (exit 2), the baseline stays
 #   - a second nightly while one holds the lock refuses to start (exit 4)
 #   - the lock of a killed nightly is taken over, and said so
-#   - Ctrl-C releases the lock (exit 130)
+#   - Ctrl-C releases the lock (exit 130); stopped mid-bisection, it names the bisect session
+#     it leaves, and the next nightly resumes that
 #   - a regression whose culprit cannot be built is reported as incomplete (exit 3)
 #   - a config without nightly: is an error (exit 1)
 # A nightly is held in its `git fetch` for the concurrency cases: the clone fetches through
@@ -218,6 +219,40 @@ rm "$work/hold"
 tail -n 1 "$work/interrupted.out" | grep -q '"exit_code":130,.*"verdict":"aborted"' ||
   fail "--json after Ctrl-C ends with: $(tail -n 1 "$work/interrupted.out")"
 [[ $(query "select count(*) from locks") == 0 ]] || fail "Ctrl-C left the lock"
+
+# 5b. Ctrl-C during the bisection (on a database of its own, tried until one lands there):
+#     the result names the bisect session it leaves, which the next nightly resumes.
+ctrlc_db=$work/ctrlc.db
+journaled_samples() {
+  local value
+  value=$(sqlite3 "file:$ctrlc_db?mode=ro" "select count(*) from journal where kind = 'sample'" \
+    2>/dev/null) || true
+  echo "${value:-0}"
+}
+for attempt in $(seq 1 50); do
+  rm -f "$ctrlc_db"
+  "$kbisect" --db "$ctrlc_db" --json nightly -c "$work/sim-nightly.yaml" >"$work/ctrlc.out" \
+    2>"$work/ctrlc.err" &
+  ctrlc_pid=$!
+  while kill -0 "$ctrlc_pid" 2>/dev/null && (($(journaled_samples) < 15)); do sleep 0.01; done
+  kill -INT "$ctrlc_pid" 2>/dev/null || true
+  status=0 && wait "$ctrlc_pid" 2>/dev/null || status=$?
+  ((status == 130)) && break
+done
+((status == 130)) || fail "no Ctrl-C landed mid-bisection in 50 attempts"
+stopped=$(sqlite3 "$ctrlc_db" "select id from sessions where kind = 'bisect' and status = 'running'")
+[[ -n $stopped ]] || fail "Ctrl-C mid-bisection left no resumable bisect session"
+tail -n 1 "$work/ctrlc.out" |
+  grep -q "\"bisect\":{\"confirmed\":false,\"culprit\":null,\"message\":\"interrupted by SIGINT; everything started was stopped\",\"samples\":[1-9][0-9]*,\"session\":$stopped,.*\"bisect_session\":$stopped," ||
+  fail "--json after Ctrl-C mid-bisection ends with: $(tail -n 1 "$work/ctrlc.out")"
+set +e
+"$kbisect" --db "$ctrlc_db" --json nightly -c "$work/sim-nightly.yaml" >"$work/out" 2>"$work/err"
+status=$?
+set -e
+expect_status 2 "the nightly after one stopped mid-bisection"
+grep -qx "{\"event\":\"resume\",\"session\":$stopped,\"text\":\"resuming session $stopped\"}" "$work/out" &&
+  tail -n 1 "$work/out" | grep -q "\"bisect_session\":$stopped,\"branch\":\"master\",\"culprit\":\"$planted\"" ||
+  fail "the nightly after one stopped mid-bisection: $(cat "$work/out" "$work/err")"
 
 # 6. Another scenario, same history: the culprit does not build, so the regression is found
 #    but the bisection can only narrow it down (exit 3). Its own lock and baseline.
