@@ -1,6 +1,7 @@
 #include "cli/context.h"
 
 #include "config/config.h"
+#include "pipeline/job_check.h"
 
 namespace kbisect {
 namespace {
@@ -26,6 +27,10 @@ CommandContext::CommandContext(const GlobalOptions& globals,
                                const std::filesystem::path& config_file)
     : scenario(with_overrides(load_scenario(config_file), globals)),
       events(Events::choose_mode(globals.json, globals.quiet)),
-      store(scenario.database) {}
+      store(scenario.database) {
+  // Before anything is built: kdio would refuse these job files in every guest.
+  if (scenario.vm.runner == RunnerKind::kSim) return;
+  for (const std::string& warning : check_job_files(scenario)) events.note("warning", warning);
+}
 
 }  // namespace kbisect

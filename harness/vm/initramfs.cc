@@ -110,6 +110,15 @@ std::vector<std::string> xfs_mkfs_options(const std::vector<std::string>& scenar
   return options;
 }
 
+// What run.env exports for kdio: the test filesystem's mount point (where kdio runs), the
+// device, and the workload's ${VAR} values.
+std::map<std::string, std::string> run_env_exports(const GuestRun& run) {
+  std::map<std::string, std::string> exports = run.vars;
+  exports["KBISECT_DIR"] = "/mnt/test";
+  exports["KBISECT_DEVICE"] = run.device;
+  return exports;
+}
+
 }  // namespace
 
 fs::path base_initramfs(const GuestImageInputs& inputs, const fs::path& cache_dir) {
@@ -153,14 +162,22 @@ GuestRun guest_run_for(const Scenario& scenario, const Variant* variant) {
   return run;
 }
 
+std::map<std::string, std::string> guest_environment(const GuestRun& run) {
+  // vmimages/guest/init exports these before it reads run.env.
+  std::map<std::string, std::string> environment = {{"PATH", "/sbin:/bin:/usr/sbin:/usr/bin"},
+                                                    {"HOME", "/"},
+                                                    {"TERM", "dumb"},
+                                                    {"LD_LIBRARY_PATH", "/lib/kbisect"}};
+  for (auto& [name, value] : run_env_exports(run)) environment[name] = std::move(value);
+  return environment;
+}
+
 std::string run_env(const GuestRun& run) {
   std::string env = "# written by kbisect for one run; sourced by /init\n";
   if (run.probe) return env + "KBISECT_PROBE=1\n";
   const bool ext4 = run.filesystem == FilesystemKind::kExt4;
   env += fmt::format("KBISECT_FS={}\n", filesystem_name(run.filesystem));
-  env += fmt::format("KBISECT_DEVICE={}\n", single_quoted(run.device));
   env += fmt::format("KBISECT_MOUNT_OPTIONS={}\n", single_quoted(run.mount_options));
-  env += "export KBISECT_DIR=/mnt/test KBISECT_DEVICE\n";
   std::string command = fmt::format("mkfs.{}", filesystem_name(run.filesystem));
   for (const auto& option :
        ext4 ? ext4_mkfs_options(run.mkfs_options) : xfs_mkfs_options(run.mkfs_options)) {
@@ -168,7 +185,7 @@ std::string run_env(const GuestRun& run) {
     command += single_quoted(option);
   }
   env += fmt::format("kbisect_mkfs() {{ {} \"$@\"; }}\n", command);
-  for (const auto& [name, value] : run.vars) {
+  for (const auto& [name, value] : run_env_exports(run)) {
     if (!is_shell_name(name)) {
       fail("workload variable '{}' is not a valid name; use letters, digits and _", name);
     }

@@ -41,6 +41,9 @@ GuestRun guest_run_for(const Scenario& scenario, const Variant* variant);
 // /kbisect/run.env for the guest init: shell assignments, every value single-quoted.
 std::string run_env(const GuestRun& run);
 
+// The environment kdio runs with in the guest: the init's own variables and run.env's exports.
+std::map<std::string, std::string> guest_environment(const GuestRun& run);
+
 // Writes base + the run's cpio to `output` (the -initrd of one VM).
 void write_run_initramfs(const std::filesystem::path& base, const GuestRun& run,
                          const std::filesystem::path& output);

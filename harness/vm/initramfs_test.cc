@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <map>
+
 #include "common/error.h"
 #include "common/file.h"
 #include "common/process.h"
@@ -120,6 +122,36 @@ TEST(RunEnv, VariantOverridesScenario) {
   variant.filesystem = FilesystemKind::kXfs;
   EXPECT_EQ(guest_run_for(scenario, &variant).filesystem, FilesystemKind::kXfs);
   EXPECT_NE(run_env(guest_run_for(scenario, &variant)).find("KBISECT_FS=xfs\n"), std::string::npos);
+}
+
+// guest_environment, which the host checks job files with, is what kdio gets in the guest: the
+// init's export line (read from vmimages/guest/init), then run.env, in a shell that starts
+// empty.
+TEST(GuestEnvironment, IsWhatTheInitAndRunEnvExport) {
+  const std::string init = read_file(GuestImageInputs().init);
+  const size_t start = init.find("\nexport PATH=");
+  ASSERT_NE(start, std::string::npos) << "the init no longer exports PATH on a line of its own";
+  const std::string init_exports = init.substr(start + 1, init.find('\n', start + 1) - start);
+  GuestRun run;
+  run.vars = {{"BS", "4k"}, {"ODD", "a b'c"}};
+  run.device = "/dev/vdb";
+
+  TempDir dir;
+  write_file(dir.path() / "env.sh", init_exports + run_env(run) + "env -0\n");
+  std::map<std::string, std::string> exported;
+  std::string output = run_checked({"env", "-i", "sh", (dir.path() / "env.sh").string()});
+  for (size_t pos = 0; pos < output.size();) {
+    const size_t end = output.find('\0', pos);
+    const std::string entry = output.substr(pos, end - pos);
+    const size_t equals = entry.find('=');
+    if (entry.substr(0, equals) != "PWD") {  // the shell's own
+      exported[entry.substr(0, equals)] = entry.substr(equals + 1);
+    }
+    pos = end + 1;
+  }
+  EXPECT_EQ(exported, guest_environment(run));
+  EXPECT_EQ(exported.at("KBISECT_DIR"), "/mnt/test");
+  EXPECT_EQ(exported.at("ODD"), "a b'c");
 }
 
 TEST(Initramfs, BaseImageIsCachedAndHoldsToolsWithTheirLibraries) {

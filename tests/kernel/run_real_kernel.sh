@@ -3,8 +3,9 @@
 # the base of the small generated history (scripts/demo-history --small), built (tinyconfig +
 # vmimages/kconfig/{guest,ext4,lean,xfs}.config), booted under QEMU with an emulated NVMe namespace,
 # kdio run on ext4 in the guest, the sample found in the database; then a commit that does not
-# compile must come out build-failed without a boot, a workdir another process holds is
-# refused, and a VM that cannot start stops a bisection. Leaves OUT/bzImage for the VM tests.
+# compile must come out build-failed without a boot, a job file kdio would refuse is reported
+# before a build, a workdir another process holds is refused, and a VM that cannot start stops
+# a bisection. Leaves OUT/bzImage for the VM tests.
 #   run_real_kernel.sh KBISECT SOURCE_DIR OUT_DIR
 set -euo pipefail
 kbisect=$1 source_dir=$2 out=$3
@@ -15,7 +16,8 @@ source "$source_dir/tests/lib/kernel_history.sh"
 "$source_dir/scripts/demo-history/generate.sh" --small "$out/history"
 meta="$out/history.meta.json"
 base=$(meta_value "$meta" good) broken=$(meta_first "$meta" non_building)
-[[ -n "$base" && -n "$broken" ]] || fail "cannot read $meta"
+newest=$(meta_value "$meta" bad)
+[[ -n "$base" && -n "$broken" && -n "$newest" ]] || fail "cannot read $meta"
 
 kernel_scenario real-kernel "$source_dir" "$out" 64m 3 >"$out/run.yaml"
 db=$out/run.db
@@ -52,6 +54,21 @@ outcome=$("$kbisect" --db "$db" query --format csv \
   "select outcome from builds where commit_id = '$broken'" | tr -d '\r' | tail -n 1)
 [[ "$outcome" == build-failed ]] || fail "builds table says '$outcome'"
 if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then fail "a QEMU process was left"; fi
+
+# A job file kdio would refuse in the guest is reported at its line before anything is built.
+printf '[j]\nrw=read\nbsize=4k\nsize=${SIZE}\n' >"$out/misspelt.fio"
+sed "s|jobs: \[.*\]|jobs: [$out/misspelt.fio]|" "$out/run.yaml" >"$out/misspelt.yaml"
+builds="select count(*) from builds where commit_id = '$newest'"
+set +e
+"$kbisect" --db "$db" run -c "$out/misspelt.yaml" --commit "$newest" --samples 1 \
+  >/dev/null 2>"$out/misspelt.err"
+status=$?
+set -e
+[[ $status -eq 1 ]] || fail "a misspelt job option must exit 1, got $status"
+grep -qx "kbisect: error: $out/misspelt.fio:3: unknown option 'bsize'.*" "$out/misspelt.err" ||
+  fail "misspelt job option: $(cat "$out/misspelt.err")"
+[[ $("$kbisect" --db "$db" query --format csv "$builds" | tr -d '\r' | tail -n 1) == 0 ]] ||
+  fail "a misspelt job option: a kernel was built first"
 
 # A workdir that another process holds (here flock(1), around this kbisect) is refused before
 # anything is touched: two runs would share its work tree, objects and NVMe image.

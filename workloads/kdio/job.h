@@ -83,6 +83,12 @@ struct Job {
   std::map<std::string, std::string> given_options;
 };
 
+// Whether `job` is reported in one entry with `previous`, the job before it: group_reporting
+// merges consecutive jobs of one group, and the entry is named after the group's first job.
+inline bool reported_with(const Job& previous, const Job& job) {
+  return previous.group_reporting && job.group_reporting && previous.group_id == job.group_id;
+}
+
 struct JobFile {
   std::vector<Job> jobs;  // in execution order, clones expanded (clone_index ascending)
   // Added by the parser: "FILE:LINE: warning: ..." for things fio accepts but does not do

@@ -286,12 +286,13 @@ JobFile parse_job_text(std::string_view text, const std::string& file_name, cons
   return builder.take(file_name);
 }
 
-JobFile parse_job_files(const std::vector<std::string>& paths, const Environment& env) {
+JobFile parse_job_files(const std::vector<std::string>& paths, const Environment& env,
+                        const FileReader& read_include) {
   Builder builder;
   for (size_t i = 0; i < paths.size(); ++i) {
     builder.start_file();
     const std::string text = read_file_from_disk(paths[i]);
-    parse_sections(builder, read_ini(IniText{text, paths[i]}, env, read_file_from_disk), i > 0);
+    parse_sections(builder, read_ini(IniText{text, paths[i]}, env, read_include), i > 0);
   }
   return builder.take(paths.empty() ? std::string(kCommandLine) : paths.back());
 }

@@ -14,9 +14,14 @@
 
 namespace kdio {
 
+// Reads a file from disk; throws JobError naming the path and the reason.
+std::string read_file_from_disk(const std::string& path);
+
 // Job files in order, as fio reads several: [global] options carry over from one file to the
-// next, and the first job of every file after the first waits for the jobs before it.
-JobFile parse_job_files(const std::vector<std::string>& paths, const Environment& env);
+// next, and the first job of every file after the first waits for the jobs before it. Their
+// includes are read through `read_include`.
+JobFile parse_job_files(const std::vector<std::string>& paths, const Environment& env,
+                        const FileReader& read_include = read_file_from_disk);
 
 // One job file given as text; `file_name` names it in messages and is the base of relative
 // includes, which are read through `read_file`. This is what the fuzzer calls.
@@ -30,8 +35,5 @@ JobFile parse_command_line_jobs(const std::vector<std::string>& args);
 
 // The process environment, for ${VAR} in job files.
 Environment process_environment();
-
-// Reads a file from disk; throws JobError naming the path and the reason.
-std::string read_file_from_disk(const std::string& path);
 
 }  // namespace kdio

@@ -7,8 +7,7 @@ std::vector<ReportEntry> report_entries(const std::vector<Job>& jobs,
   std::vector<ReportEntry> entries;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
-    if (!entries.empty() && job.group_reporting && entries.back().job->group_reporting &&
-        entries.back().job->group_id == job.group_id) {
+    if (i > 0 && reported_with(jobs[i - 1], job)) {
       entries.back().result.merge(results[i]);
       ++entries.back().members;
       continue;

@@ -1,0 +1,85 @@
+#include "pipeline/job_check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/error.h"
+#include "kdio/jobfile.h"
+#include "store/metrics.h"
+#include "vm/initramfs.h"
+
+namespace kbisect {
+namespace {
+
+// The guest has only the listed job files, under other names (/kbisect/jobs/NN-NAME).
+std::string refuse_include(const std::string& path) {
+  throw kdio::JobError(fmt::format(
+      "the guest would not have {}: kbisect copies only the files listed under workload.jobs "
+      "into it; put the included options in this job file",
+      path));
+}
+
+// The job names kdio's JSON report will have: one a job, or a group_reporting group's first.
+std::vector<std::string> reported_job_names(const kdio::JobFile& jobs) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < jobs.jobs.size(); ++i) {
+    if (i > 0 && kdio::reported_with(jobs.jobs[i - 1], jobs.jobs[i])) continue;
+    if (std::find(names.begin(), names.end(), jobs.jobs[i].name) == names.end()) {
+      names.push_back(jobs.jobs[i].name);
+    }
+  }
+  return names;
+}
+
+std::string in_variant(const Variant* variant) {
+  return variant ? fmt::format(" (variant '{}')", variant->name) : "";
+}
+
+void check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
+                       const Variant* variant) {
+  const std::vector<std::string> names = reported_job_names(jobs);
+  for (const MetricSpec& metric : scenario.metrics) {
+    if (metric.job.empty() || std::find(names.begin(), names.end(), metric.job) != names.end()) {
+      continue;
+    }
+    fail("{}: metric {}: no job named '{}' in the job files{} (jobs: {}); fix job: in the config",
+         scenario.source_file.string(), metric_key(metric), metric.job, in_variant(variant),
+         fmt::join(names, ", "));
+  }
+}
+
+// Parses the job files as the guest's kdio will in one variant (none: the default workload).
+kdio::JobFile parse_as_in_guest(const Scenario& scenario, const Variant* variant) {
+  const GuestRun run = guest_run_for(scenario, variant);
+  const std::map<std::string, std::string> guest = guest_environment(run);
+  std::vector<std::string> paths;
+  for (const auto& job_file : run.job_files) paths.push_back(job_file.string());
+  try {
+    return kdio::parse_job_files(paths, kdio::Environment(guest.begin(), guest.end()),
+                                 refuse_include);
+  } catch (const kdio::JobError& error) {
+    fail("{}{}", error.what(), in_variant(variant));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> check_job_files(const Scenario& scenario) {
+  std::vector<const Variant*> variants;
+  for (const Variant& variant : scenario.workload.variants) variants.push_back(&variant);
+  if (variants.empty()) variants.push_back(nullptr);
+  std::vector<std::string> warnings;
+  std::set<std::string> seen;
+  for (const Variant* variant : variants) {
+    kdio::JobFile jobs = parse_as_in_guest(scenario, variant);
+    check_metric_jobs(scenario, jobs, variant);
+    for (std::string& warning : jobs.warnings) {
+      if (seen.insert(warning).second) warnings.push_back(std::move(warning));
+    }
+  }
+  return warnings;
+}
+
+}  // namespace kbisect

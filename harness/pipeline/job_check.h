@@ -1,0 +1,17 @@
+// The workload's job files, parsed on the host as kdio will parse them in the guest, before
+// anything is built: a misspelt option, an unset ${VAR} or a metric's job name that no job has
+// would otherwise show only after a kernel build and a boot, in every sample.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/scenario.h"
+
+namespace kbisect {
+
+// Parses the job files of every variant with the environment kdio gets in the guest; throws
+// Error naming the job file and line (and the variant). Returns kdio's warnings, each once.
+std::vector<std::string> check_job_files(const Scenario& scenario);
+
+}  // namespace kbisect

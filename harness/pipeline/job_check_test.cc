@@ -1,0 +1,118 @@
+#include "pipeline/job_check.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/file.h"
+#include "common/temp_dir.h"
+#include "config/config.h"
+
+namespace kbisect {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+class JobCheck : public ::testing::Test {
+ protected:
+  // A scenario whose one job file is `text`.
+  Scenario scenario_with(const std::string& text) {
+    const fs::path job = dir_.path() / "job.fio";
+    write_file(job, text);
+    Scenario scenario;
+    scenario.source_file = dir_.path() / "scenario.yaml";
+    scenario.workload.job_files = {job};
+    return scenario;
+  }
+
+  std::string error_of(const Scenario& scenario) {
+    try {
+      check_job_files(scenario);
+    } catch (const Error& error) {
+      return error.what();
+    }
+    ADD_FAILURE() << "the job files passed";
+    return "";
+  }
+
+  std::string job_path() const { return (dir_.path() / "job.fio").string(); }
+
+  TempDir dir_;
+};
+
+TEST_F(JobCheck, AMisspeltOptionNamesItsLine) {
+  const Scenario scenario = scenario_with("[j]\nrw=randread\nbsize=4k\nsize=1m\n");
+  EXPECT_THAT(error_of(scenario), HasSubstr(job_path() + ":3: unknown option 'bsize'"));
+}
+
+TEST_F(JobCheck, VariablesComeFromTheWorkloadTheVariantAndTheGuest) {
+  Scenario scenario = scenario_with(
+      "[j]\nrw=read\nsize=${SIZE}\nbs=${BS}\ndirectory=${KBISECT_DIR}\nruntime=${RUNTIME}\n");
+  scenario.workload.vars = {{"SIZE", "1m"}, {"RUNTIME", "5"}};
+  scenario.workload.variants = {{"small", {{"BS", "4k"}}, {}, {}},
+                                {"large", {{"BS", "1m"}}, {}, {}}};
+  EXPECT_NO_THROW(check_job_files(scenario));
+
+  // The variable missing in one variant names that variant.
+  scenario.workload.variants[1].vars.clear();
+  EXPECT_THAT(error_of(scenario),
+              HasSubstr(job_path() + ":4: environment variable 'BS' is not set; set it "
+                                     "(the header of the job file lists the variables it "
+                                     "needs) (variant 'large')"));
+}
+
+TEST_F(JobCheck, AVariantsBadValueIsFound) {
+  Scenario scenario = scenario_with("[j]\nrw=read\nsize=1m\nbs=${BS}\n");
+  scenario.workload.variants = {{"good", {{"BS", "4k"}}, {}, {}}, {"bad", {{"BS", "4q"}}, {}, {}}};
+  EXPECT_THAT(error_of(scenario), HasSubstr(job_path() + ":4: "));
+  EXPECT_THAT(error_of(scenario), HasSubstr("(variant 'bad')"));
+}
+
+TEST_F(JobCheck, AnIncludeIsRefusedForTheGuestHasNoOtherFiles) {
+  write_file(dir_.path() / "common.fio", "size=1m\n");
+  const Scenario scenario = scenario_with("[j]\nrw=read\ninclude common.fio\n");
+  EXPECT_THAT(error_of(scenario),
+              HasSubstr(job_path() + ":3: include: the guest would not have " +
+                        (dir_.path() / "common.fio").string() +
+                        ": kbisect copies only the files listed under workload.jobs"));
+}
+
+TEST_F(JobCheck, AMetricsJobMustBeOneThatKdioReports) {
+  Scenario scenario = scenario_with(
+      "[global]\nrw=read\nsize=1m\ngroup_reporting\n[first]\n[second]\n[other]\nnew_group\n");
+  scenario.metrics = {{"read.iops", "first", Better::kHigher},
+                      {"read.iops", "other", Better::kHigher}};
+  EXPECT_NO_THROW(check_job_files(scenario));
+
+  // group_reporting reports `second` within `first`'s entry, under `first`'s name.
+  scenario.metrics.push_back({"read.iops", "second", Better::kHigher});
+  EXPECT_EQ(error_of(scenario), (dir_.path() / "scenario.yaml").string() +
+                                    ": metric second:read.iops: no job named 'second' in the job "
+                                    "files (jobs: first, other); fix job: in the config");
+}
+
+TEST_F(JobCheck, WarningsAreReturnedOnceForAllVariants) {
+  Scenario scenario = scenario_with("[j]\nrw=read\nsize=1m\nioengine=libaio\nbs=${BS}\n");
+  scenario.workload.variants = {{"a", {{"BS", "4k"}}, {}, {}}, {"b", {{"BS", "8k"}}, {}, {}}};
+  const std::vector<std::string> warnings = check_job_files(scenario);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr(job_path() + ":4: warning: "));
+}
+
+// What the repository ships parses in every variant.
+TEST(ShippedConfigs, JobFilesPassTheCheck) {
+  int configs = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(KBISECT_SOURCE_DIR) / "configs")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++configs;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_NO_THROW(check_job_files(load_scenario(entry.path())));
+  }
+  EXPECT_EQ(configs, 6);
+}
+
+}  // namespace
+}  // namespace kbisect
