@@ -108,17 +108,24 @@ uint64_t block_device_size(int fd, const std::string& path) {
   return bytes;
 }
 
+namespace {
+
+void check_directory(const Job& job, const std::string& directory) {
+  struct stat st {};
+  if (::stat(directory.c_str(), &st) != 0) {
+    const int err = errno;
+    run_fail_errno(err, "job {}: directory={}: {}", job.name, directory, std::strerror(err));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    run_fail_errno(ENOTDIR, "job {}: directory={} is not a directory", job.name, directory);
+  }
+}
+
+}  // namespace
+
 void check_directories(const std::vector<Job>& jobs) {
   for (const Job& job : jobs) {
-    struct stat st {};
-    if (job.directory.empty()) continue;
-    if (::stat(job.directory.c_str(), &st) != 0) {
-      const int err = errno;
-      run_fail_errno(err, "job {}: directory={}: {}", job.name, job.directory, std::strerror(err));
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      run_fail_errno(ENOTDIR, "job {}: directory={} is not a directory", job.name, job.directory);
-    }
+    for (const std::string& directory : job.directories) check_directory(job, directory);
   }
 }
 

@@ -34,7 +34,9 @@ struct Job {
   BlockSizeRange block_size[2];  // per Direction (read, write)
 
   std::vector<std::string> files;  // resolved paths this clone uses
-  std::string directory;           // directory=, which must exist (fio: "is not a directory")
+  // directory=, each of which must exist, even one no clone uses: fio checks them all when it
+  // parses the option ("is not a directory").
+  std::vector<std::string> directories;
   // bytes per file (size / nrfiles, or filesize). 0 only when filename= was given without
   // size: then use the file's or block device's current size (fio does the same).
   uint64_t file_size = 0;

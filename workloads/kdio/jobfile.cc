@@ -64,7 +64,7 @@ class Builder {
   void add_job(JobState state, const std::string& base_name, const std::string& where) {
     if (state.job.name.empty()) state.job.name = base_name;
     Job job = finish(state, where);
-    job.directory = state.directory;
+    job.directories = state.directories;
     if ((job.stonewall || state.new_group) && jobs_in_group_ > 0) {
       ++group_id_;
       jobs_in_group_ = 0;
@@ -194,13 +194,13 @@ class Builder {
 
   void size_files(JobState& state, const std::string& where) {
     Job& job = state.job;
-    if (!state.directory.empty()) {
+    if (!state.directories.empty()) {
       for (const std::string& name : state.filenames) {
         if (name.front() == '/') {
           fail_at(where_of(state, "filename", where),
                   fmt::format("filename '{}' is absolute, so directory={} would not apply; drop "
                               "one of them",
-                              name, state.directory));
+                              name, state.directories.front()));
         }
       }
     }
@@ -237,21 +237,32 @@ class Builder {
     }
   }
 
-  static std::string in_directory(const JobState& state, const std::string& name) {
-    if (state.directory.empty()) return name;
-    return state.directory.back() == '/' ? state.directory + name : state.directory + '/' + name;
+  // As fio: with several directories the clones take turns, clone N using directory N modulo
+  // their number; filename= files, which all clones share, are in the first directory.
+  static std::string directory_for(const JobState& state, int clone) {
+    if (state.directories.empty()) return "";
+    return state.directories[static_cast<size_t>(clone) % state.directories.size()];
+  }
+
+  static std::string in_directory(const std::string& directory, const std::string& name) {
+    if (directory.empty()) return name;
+    return directory.back() == '/' ? directory + name : directory + '/' + name;
   }
 
   static std::vector<std::string> files_for(const JobState& state, const std::string& base_name,
                                             int clone) {
     std::vector<std::string> files;
     if (!state.filenames.empty()) {
-      for (const std::string& name : state.filenames) files.push_back(in_directory(state, name));
+      const std::string directory = directory_for(state, 0);
+      for (const std::string& name : state.filenames) {
+        files.push_back(in_directory(directory, name));
+      }
       return files;
     }
+    const std::string directory = directory_for(state, clone);
     // fio's default filename_format, $jobname.$jobnum.$filenum
     for (int index = 0; index < state.nrfiles; ++index) {
-      files.push_back(in_directory(state, fmt::format("{}.{}.{}", base_name, clone, index)));
+      files.push_back(in_directory(directory, fmt::format("{}.{}.{}", base_name, clone, index)));
     }
     return files;
   }

@@ -114,9 +114,24 @@ TEST(JobFile, NumjobsClonesShareAGivenFilename) {
 TEST(JobFile, FilenameListsAndDirectory) {
   const JobFile file = parse("[j]\nfilename=a:b\ndirectory=/mnt\nsize=2m\n");
   EXPECT_EQ(file.jobs[0].files, (std::vector<std::string>{"/mnt/a", "/mnt/b"}));
-  EXPECT_EQ(file.jobs[0].directory, "/mnt");  // for the check that it exists, as fio's
+  // for the check that it exists, as fio's
+  EXPECT_EQ(file.jobs[0].directories, std::vector<std::string>{"/mnt"});
   EXPECT_EQ(file.jobs[0].file_size, 1u << 20);
   EXPECT_EQ(parse("[j]\nfilename=x\nsize=1m\nfilesize=64k\n").jobs[0].file_size, 65536u);
+}
+
+// Where fio 3.33 lays the files out with directory=a:b: clone N in directory N modulo their
+// number, and filename= files, which the clones share, in the first one. Every clone keeps
+// every directory, as fio checks that each exists.
+TEST(JobFile, ClonesTakeTurnsInSeveralDirectories) {
+  const JobFile file = parse("[j]\nnumjobs=3\nsize=1m\ndirectory=/a:/b\\:c\n");
+  ASSERT_EQ(file.jobs.size(), 3u);
+  EXPECT_EQ(file.jobs[0].files, std::vector<std::string>{"/a/j.0.0"});
+  EXPECT_EQ(file.jobs[1].files, std::vector<std::string>{"/b:c/j.1.0"});
+  EXPECT_EQ(file.jobs[2].files, std::vector<std::string>{"/a/j.2.0"});
+  EXPECT_EQ(file.jobs[2].directories, (std::vector<std::string>{"/a", "/b:c"}));
+  const JobFile shared = parse("[j]\nnumjobs=2\nfilename=f\ndirectory=/a:/b\n");
+  EXPECT_EQ(shared.jobs[1].files, std::vector<std::string>{"/a/f"});
 }
 
 // As fio: with filesize=, size= stays the amount of I/O (it did four times size here).

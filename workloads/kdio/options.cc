@@ -211,10 +211,10 @@ void set_cgroup_io_max(JobState& state, std::string_view value) {
   state.job.cgroup_io_max = normalized;
 }
 
-// fio's list of file names: ':' separates them, except right after a '\', which is then
-// dropped, so that a name with a colon (/dev/disk/by-path/pci-0000\:00\:1f.2-ata-1) can be
-// given. Other backslashes are part of the name, as in fio.
-std::vector<std::string> split_file_names(std::string_view text) {
+// fio's list of file or directory names: ':' separates them, except right after a '\', which
+// is then dropped, so that a name with a colon (/dev/disk/by-path/pci-0000\:00\:1f.2-ata-1) can
+// be given. Other backslashes are part of the name, as in fio.
+std::vector<std::string> split_names(std::string_view text) {
   std::vector<std::string> names(1);
   for (const char c : text) {
     if (c != ':') {
@@ -230,7 +230,7 @@ std::vector<std::string> split_file_names(std::string_view text) {
 
 void set_filename(JobState& state, std::string_view value) {
   state.filenames.clear();
-  for (std::string& name : split_file_names(value)) {
+  for (std::string& name : split_names(value)) {
     if (name.empty()) throw JobError(fmt::format("filename '{}' has an empty entry", value));
     state.filenames.push_back(std::move(name));
   }
@@ -238,10 +238,13 @@ void set_filename(JobState& state, std::string_view value) {
 
 void set_directory(JobState& state, std::string_view value) {
   if (value.empty()) throw JobError("directory needs a path");
-  if (value.find(':') != std::string_view::npos) {
-    throw JobError(fmt::format("several directories ('{}') are not supported by kdio", value));
+  state.directories.clear();
+  for (std::string& name : split_names(value)) {
+    if (name.empty()) {
+      throw JobError(fmt::format("directory '{}' has an empty entry; remove the extra ':'", value));
+    }
+    state.directories.push_back(std::move(name));
   }
-  state.directory = std::string(value);
 }
 
 void set_start_delay(JobState& state, std::string_view value) {

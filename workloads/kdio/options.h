@@ -24,8 +24,8 @@ struct JobState {
   uint64_t filesize = 0;                     // per file, 0 = not given
   int numjobs = 1;
   int nrfiles = 1;
-  std::vector<std::string> filenames;  // from filename=, ':' separated, '\:' unescaped
-  std::string directory;
+  std::vector<std::string> filenames;    // from filename=, ':' separated, '\:' unescaped
+  std::vector<std::string> directories;  // from directory=, the same way
   bool new_group = false;
   bool randseed_given = false;
   // Where each option (canonical name) was last set, "FILE:LINE", for errors that combine them.

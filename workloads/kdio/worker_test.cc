@@ -571,7 +571,7 @@ TEST_F(WorkerTest, MissingDirectoriesOfAFileAreCreated) {
 TEST_F(WorkerTest, AMissingDirectoryOptionFailsTheRun) {
   JobFile jobs;
   jobs.jobs.push_back(make_job(Engine::kPsync, Pattern::kWrite, kMiB, 4096));
-  jobs.jobs[0].directory = (dir_ / "none").string();
+  jobs.jobs[0].directories = {(dir_ / "none").string()};
   jobs.jobs[0].files = {(dir_ / "none" / "data").string()};
   EXPECT_THROW(run_jobs(jobs), RunError);
   EXPECT_FALSE(fs::exists(dir_ / "none"));
