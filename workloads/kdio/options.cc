@@ -42,13 +42,23 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
+// The parts of fio's "R[,W[,T]]". fio reads a part of blanks alone as an empty one: it keeps
+// the current value (bs=4k, ,8k is bs=4k,,8k), where kdio would refuse ' ' as no size.
+std::vector<std::string_view> per_direction_parts(std::string_view value) {
+  std::vector<std::string_view> parts = split(value, ',');
+  for (std::string_view& part : parts) {
+    if (part.find_first_not_of(" \t") == std::string_view::npos) part = {};
+  }
+  return parts;
+}
+
 // fio's per-direction values "R[,W[,T]]": a value not ended by a comma applies to the
 // directions after it too, an empty one keeps the current value. kdio has no trims, so the
 // third value is only checked. fio refuses a value with no part given (`bs=`, `bs=,,`): most
 // often a ${VAR} that expanded to nothing, which must not quietly run at the defaults.
 template <typename Fn>
 void for_each_direction(std::string_view value, Fn set) {
-  const std::vector<std::string_view> parts = split(value, ',');
+  const std::vector<std::string_view> parts = per_direction_parts(value);
   if (parts.size() > 3) {
     throw JobError(
         fmt::format("'{}' has more than three comma-separated values (read, write, "

@@ -80,6 +80,28 @@ TEST(ApplyOption, PerDirectionValueWithNoPartIsAnError) {
   EXPECT_TRUE(apply({{"bsrange", ",4k-8k"}}).bsrange[1]);
 }
 
+// fio 3.33 reads a part of blanks alone as an empty part, which keeps the current value:
+// `fio --debug=parse --parse-only ... --rate='1m, ,2m'` parses 1m, fails ' ' and goes on, and
+// --bs='8k, ,16k' runs at "(R) 8192B-8192B, (W) 4096B-4096B, (T) 16.0KiB-16.0KiB".
+TEST(ApplyOption, ABlankPerDirectionPartKeepsTheValue) {
+  JobState state = apply({{"bs", "8k, ,16k"}});
+  EXPECT_EQ(state.bs[0], 8192u);
+  EXPECT_EQ(state.bs[1], 4096u);
+  state = apply({{"bs", "16k"}, {"bs", " ,8k"}});
+  EXPECT_EQ(state.bs[0], 16384u);
+  EXPECT_EQ(state.bs[1], 8192u);
+  EXPECT_EQ(apply({{"bs", "8k,\t"}}).bs[1], 4096u);
+  state = apply({{"rate", "1m, ,2m"}});
+  EXPECT_EQ(state.job.rate_bytes_per_sec[0], 1u << 20);
+  EXPECT_EQ(state.job.rate_bytes_per_sec[1], 0u);
+  EXPECT_EQ(apply({{"rate_iops", "10, ,20"}}).job.rate_iops[1], 0u);
+  EXPECT_TRUE(apply({{"bsrange", "4k-8k, ,16k-32k"}}).bsrange[0]);
+  // fio: "failed parsing bs=, ".
+  EXPECT_EQ(error_of("bs", ", "),
+            "t.fio:1: option 'bs': ', ' gives no value for any direction; use R[,W[,T]] with at "
+            "least one of read, write, trim");
+}
+
 TEST(ApplyOption, KbBaseChangesSuffixes) {
   JobState state = apply({{"kb_base", "1000"}, {"size", "1m"}, {"bs", "4KiB"}});
   EXPECT_EQ(state.size, 1000000u);
