@@ -42,14 +42,25 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
-// The parts of fio's "R[,W[,T]]". fio reads a part of blanks alone as an empty one: it keeps
-// the current value (bs=4k, ,8k is bs=4k,,8k), where kdio would refuse ' ' as no size.
-std::vector<std::string_view> per_direction_parts(std::string_view value) {
-  std::vector<std::string_view> parts = split(value, ',');
-  for (std::string_view& part : parts) {
-    if (part.find_first_not_of(" \t") == std::string_view::npos) part = {};
+constexpr std::string_view kBlanks = " \t";
+
+// One part of fio's "R[,W[,T]]" (or one end of a range in it), its blanks read as fio reads
+// them: blanks alone are an empty part, which keeps the current value (bs=4k, ,8k is
+// bs=4k,,8k); blanks after the value do not count (bs=4k ,8k). Blanks before it make fio drop
+// the unit without a word (' 8k' is 8 bytes), which is never what was meant, so that is an
+// error unless there is no unit.
+std::string_view without_blanks(std::string_view part) {
+  const size_t last = part.find_last_not_of(kBlanks);
+  if (last == std::string_view::npos) return {};
+  part = part.substr(0, last + 1);
+  const size_t first = part.find_first_not_of(kBlanks);
+  if (first != 0 && part.find_first_not_of("0123456789", first) != std::string_view::npos) {
+    throw JobError(
+        fmt::format("'{}' starts with a blank, after which fio reads only the number "
+                    "and drops the unit; remove the blank",
+                    part));
   }
-  return parts;
+  return part.substr(first);
 }
 
 // fio's per-direction values "R[,W[,T]]": a value not ended by a comma applies to the
@@ -58,7 +69,8 @@ std::vector<std::string_view> per_direction_parts(std::string_view value) {
 // often a ${VAR} that expanded to nothing, which must not quietly run at the defaults.
 template <typename Fn>
 void for_each_direction(std::string_view value, Fn set) {
-  const std::vector<std::string_view> parts = per_direction_parts(value);
+  std::vector<std::string_view> parts = split(value, ',');
+  for (std::string_view& part : parts) part = without_blanks(part);
   if (parts.size() > 3) {
     throw JobError(
         fmt::format("'{}' has more than three comma-separated values (read, write, "
@@ -102,8 +114,8 @@ void set_block_size_range(JobState& state, std::string_view value) {
     if (separator == std::string_view::npos) {
       throw JobError(fmt::format("'{}' is not a range like 4k-64k", part));
     }
-    BlockSizeRange range{positive_size(state, part.substr(0, separator)),
-                         positive_size(state, part.substr(separator + 1))};
+    BlockSizeRange range{positive_size(state, without_blanks(part.substr(0, separator))),
+                         positive_size(state, without_blanks(part.substr(separator + 1)))};
     if (range.min > range.max) std::swap(range.min, range.max);  // as fio does
     if (direction < 2) state.bsrange[direction] = range;
   });

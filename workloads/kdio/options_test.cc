@@ -102,6 +102,27 @@ TEST(ApplyOption, ABlankPerDirectionPartKeepsTheValue) {
             "least one of read, write, trim");
 }
 
+// fio 3.33 on blanks around a per-direction value: after it they do not count (--bs='8k ,16k'
+// and --bsrange='4k -8k' run at 8k and 4k-8k); before it fio drops the unit (--bs='8k, 16k'
+// runs at "(W) 16B-16B", --bsrange='4k-8k, 16k-32k' at "(W) 16B-32.0KiB"), unless there is
+// none (--debug=parse shows rate_iops='10, 20' as "ptr= 20 ... out=20").
+TEST(ApplyOption, BlanksAroundAPerDirectionValue) {
+  JobState state = apply({{"bs", "8k \t,16k"}});
+  EXPECT_EQ(state.bs[0], 8192u);
+  EXPECT_EQ(state.bs[1], 16384u);
+  state = apply({{"bsrange", "4k -8k,16k- 32768"}});
+  ASSERT_TRUE(state.bsrange[0] && state.bsrange[1]);
+  EXPECT_EQ(state.bsrange[0]->max, 8192u);
+  EXPECT_EQ(state.bsrange[1]->max, 32768u);
+  EXPECT_EQ(apply({{"rate_iops", "10, 20"}}).job.rate_iops[1], 20u);
+  EXPECT_EQ(error_of("bs", "8k, 16k"),
+            "t.fio:1: option 'bs': ' 16k' starts with a blank, after which fio reads only the "
+            "number and drops the unit; remove the blank");
+  EXPECT_EQ(error_of("bsrange", "4k-8k,16k- 32k"),
+            "t.fio:1: option 'bsrange': ' 32k' starts with a blank, after which fio reads only "
+            "the number and drops the unit; remove the blank");
+}
+
 TEST(ApplyOption, KbBaseChangesSuffixes) {
   JobState state = apply({{"kb_base", "1000"}, {"size", "1m"}, {"bs", "4KiB"}});
   EXPECT_EQ(state.size, 1000000u);
