@@ -374,9 +374,10 @@ constexpr OptionSpec kOptions[] = {
        if (d < 2) s.job.rate_bytes_per_sec[d] = rate;
      });
    }},
+  // fio reads an IOPS rate as it reads a size, with kb_base: rate_iops=1k is 1024 (or 1000).
   {"rate_iops", "", false, [](JobState& s, std::string_view v) {
      for_each_direction(v, [&](size_t d, std::string_view part) {
-       const uint64_t rate = parse_u64(part);
+       const uint64_t rate = parse_size(part, s.kb_base);
        if (d < 2) s.job.rate_iops[d] = rate;
      });
    }},

@@ -318,6 +318,17 @@ TEST(ApplyOption, Rates) {
   EXPECT_EQ(state.job.rate_iops[1], 200u);
 }
 
+// fio 3.33 reads rate_iops with the size suffixes and kb_base (`fio --debug=parse --parse-only
+// --name=t --rate_iops=2m,3k`: "out=2097152", "out=3072"; 1kib is 1000; with --kb_base=1000 1k
+// is 1000).
+TEST(ApplyOption, RateIopsTakesSizeSuffixes) {
+  JobState state = apply({{"rate_iops", "2m,3k"}});
+  EXPECT_EQ(state.job.rate_iops[0], 2u << 20);
+  EXPECT_EQ(state.job.rate_iops[1], 3072u);
+  EXPECT_EQ(apply({{"rate_iops", "1kib"}}).job.rate_iops[0], 1000u);
+  EXPECT_EQ(apply({{"kb_base", "1000"}, {"rate_iops", "1k"}}).job.rate_iops[0], 1000u);
+}
+
 TEST(ApplyOption, CgroupAndIoMax) {
   const JobState state = apply({{"cgroup", "kdio/slow"}, {"cgroup_io_max", "wbps=1048576"}});
   EXPECT_EQ(state.job.cgroup, "kdio/slow");
@@ -366,9 +377,9 @@ TEST(ApplyOption, MoreValueErrors) {
   EXPECT_EQ(error_of("cgroup_io_max", " "),
             "t.fio:1: option 'cgroup_io_max': cgroup_io_max needs "
             "at least one KEY=VALUE limit");
-  EXPECT_EQ(error_of("rate_iops", "1k"),
-            "t.fio:1: option 'rate_iops': '1k' is not a "
-            "non-negative whole number");
+  EXPECT_EQ(error_of("rate_iops", "fast"),
+            "t.fio:1: option 'rate_iops': size 'fast' must start with a non-negative whole "
+            "number");
   EXPECT_EQ(error_of("directory", ""), "t.fio:1: option 'directory': directory needs a path");
   EXPECT_EQ(error_of("numjobs", "4097"),
             "t.fio:1: option 'numjobs': 4097 is out of range; "
