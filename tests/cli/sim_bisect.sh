@@ -424,7 +424,7 @@ done
 sessions=$(sqlite3 "$db" "select count(*) from sessions")
 sed -e 's/^name: sim-cli/name: sim-no-such-change/' -e 's/"change 27"/"no such subject"/' \
   "$work/sim.yaml" >"$work/no-change.yaml"
-printf '[read]\nrw=randread\n' >"$work/read.fio"
+printf '[read]\nrw=randread\nsize=16m\n' >"$work/read.fio"
 printf 'name: no-variant\nkernel: {repo: %s}\nvm: {runner: qemu}\nworkload: {jobs: [read.fio]}\n%s\n' \
   "$work/repo" "metrics: [{name: read.iops, better: higher}]" >"$work/no-variant.yaml"
 for args in "-c $work/no-change.yaml" "-c $work/no-variant.yaml --variant nope" \
