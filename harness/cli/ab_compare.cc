@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "bisect/statistics.h"
 #include "common/error.h"
@@ -13,6 +14,7 @@
 #include "config/scenario_hash.h"
 #include "report/format.h"
 #include "store/metrics.h"
+#include "store/store_lock.h"
 #include "tables/table.h"
 
 namespace kbisect {
@@ -171,6 +173,31 @@ void warn_if_too_few(CommandContext& context, int samples) {
                   samples, samples == 1 ? "" : "s", alpha, mann_whitney_smallest_p(n, n), enough));
 }
 
+// Held while a comparison measures: its session is "running" only while the lock is held.
+std::string comparison_lock(int64_t session_id) {
+  return fmt::format("comparison:{}", session_id);
+}
+
+// A comparison does not resume, so one still "running" whose lock is free had its process
+// killed outright (kill -9, a host that went down), which could not end the session itself.
+void abort_killed_comparisons(Store& store) {
+  for (const SessionRecord& session : store.sessions()) {
+    if ((session.kind != SessionKind::kCompare && session.kind != SessionKind::kRevertCheck) ||
+        session.status != SessionStatus::kRunning) {
+      continue;
+    }
+    try {
+      StoreLock gone(store, comparison_lock(session.id));
+      store.finish_session(
+          session.id, SessionStatus::kAborted,
+          json_text({{"message",
+                      "its process was gone before it finished (killed, or its host went down)"}}));
+    } catch (const LockHeld&) {
+      // Its process is still measuring.
+    }
+  }
+}
+
 }  // namespace
 
 int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind kind,
@@ -178,7 +205,15 @@ int compare_sides(CommandContext& context, CommitMeasurer& measurer, SessionKind
   const Scenario& scenario = context.scenario;
   warn_if_too_few(context, samples);
   SessionRecord session = session_of(scenario, kind, pairs, samples);
-  session.id = context.store.create_session(session);
+  abort_killed_comparisons(context.store);
+  std::optional<StoreLock> lock;
+  {
+    // One transaction: no other process may see the session running before it is locked.
+    Transaction making = context.store.transaction();
+    session.id = context.store.create_session(session);
+    lock.emplace(context.store, comparison_lock(session.id));
+    making.commit();
+  }
 
   std::vector<PairResult> results(pairs.size());
   for (auto& result : results) {

@@ -455,9 +455,31 @@ grep -q "^kbisect: error: cannot create /proc/kbisect-nowhere" "$work/compare.er
   fail "compare in /proc: $(cat "$work/compare.err")"
 [[ $(sqlite3 "$db" "select count(*) from sessions") == "$sessions" ]] ||
   fail "a comparison without a workdir stored a session"
+# A comparison does not resume: one left "running" by a process killed outright (made here as
+# kill -9 leaves it, with and without its lock) is ended as aborted by the next comparison,
+# unless a live process (here a stand-in, `sleep`) holds its lock.
+for killed in 1 2; do
+  sqlite3 "$db" "insert into sessions (kind, scenario, config_path, config_hash, good_refs,
+                   good_commits, bad_ref, bad_commit, strategy, options, status)
+                 values ('compare', 'no-variant', 'x.yaml', 'h', '[]', '[]', '', '', '', '{}',
+                   'running')"
+done
+killed=$(sqlite3 "$db" "select max(id) - 1 from sessions") measuring=$(sqlite3 "$db" "select max(id) from sessions")
+sleep 60 &
+holder=$!
+sqlite3 "$db" "insert into locks (name, pid, host) values
+                 ('comparison:$killed', 2147483646, '$(hostname)'),
+                 ('comparison:$measuring', $holder, '$(hostname)')"
 mkdir -p "$work/blocked" && touch "$work/blocked/src"
 "$kbisect" --db "$db" --workdir "$work/blocked" compare -c "$work/no-variant.yaml" \
   --a "$good" --b "$bad" 2>"$work/compare.err" && fail "compare without a work tree ran"
+kill "$holder" && wait "$holder" 2>/dev/null || true
+[[ $(sqlite3 "$db" "select status || ' ' || json_extract(result, '$.message') from sessions
+                    where id = $killed") == "aborted its process was gone before it finished"* &&
+   $(sqlite3 "$db" "select status from sessions where id = $measuring") == running ]] ||
+  fail "killed comparisons: $(sqlite3 "$db" "select * from sessions where id >= $killed")"
+[[ $(sqlite3 "$db" "select name from locks") == "comparison:$measuring" ]] ||
+  fail "locks after a comparison: $(sqlite3 "$db" "select * from locks")"
 [[ $(sqlite3 "$db" "select status || ' ' || json_extract(result, '$.message') from sessions
                     order by id desc limit 1") == "aborted cannot create $work/blocked/src"* ]] ||
   fail "a failed comparison's session: $(sqlite3 "$db" "select * from sessions order by id desc limit 1")"
