@@ -100,7 +100,13 @@ void set_block_size(JobState& state, std::string_view value) {
     const bool expression = part.front() == '(';
     if (!expression &&
         (part.find('-') != std::string_view::npos || part.find(':') != std::string_view::npos)) {
-      throw JobError(fmt::format("'{}' is a range; use bsrange= for ranges", part));
+      // fio 3.33 reads bs=4k-8k as reads of 4k and writes of 8k, which is never what a range
+      // was meant to be; refused, with both spellings that say what was meant.
+      throw JobError(fmt::format(
+          "'{}': fio takes '-' and ':' in bs= as the separator of the read and write sizes, not "
+          "as a range; write bs=READ,WRITE for sizes per direction, or bsrange=MIN-MAX for a "
+          "range",
+          part));
     }
     const uint64_t size = positive_size(state, part);
     if (direction < 2) state.bs[direction] = size;

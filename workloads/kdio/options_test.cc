@@ -45,8 +45,9 @@ TEST(ApplyOption, BlockSizePerDirection) {
             "t.fio:1: option 'bs': '4k,4k,4k,4k' has more than three comma-separated values "
             "(read, write, trim)");
   EXPECT_EQ(error_of("bs", "4k-8k"),
-            "t.fio:1: option 'bs': '4k-8k' is a range; use bsrange= for "
-            "ranges");
+            "t.fio:1: option 'bs': '4k-8k': fio takes '-' and ':' in bs= as the separator of the "
+            "read and write sizes, not as a range; write bs=READ,WRITE for sizes per direction, "
+            "or bsrange=MIN-MAX for a range");
   EXPECT_EQ(error_of("bs", "0"), "t.fio:1: option 'bs': '0' must be greater than zero");
   EXPECT_EQ(apply({{"bs", "(1m-512k)"}}).bs[1], 512u << 10) << "an expression is not a range";
 }
