@@ -4,6 +4,8 @@
 #include <deque>
 #include <vector>
 
+#include "common/printable.h"
+
 namespace kbisect {
 namespace {
 
@@ -24,11 +26,7 @@ bool is_utf8_continuation(char c) {
 std::string one_line_reason(std::string_view line) {
   size_t cut = std::min(line.size(), kMaxReasonBytes);
   while (cut > 0 && cut < line.size() && is_utf8_continuation(line[cut])) --cut;
-  std::string text(line.substr(0, cut));
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return text;
+  return printable_line(line.substr(0, cut));
 }
 
 }  // namespace

@@ -42,6 +42,12 @@ TEST(BuildLog, FirstErrorIsOneLineOfValidText) {
   EXPECT_EQ(cut.size(), 198u);  // 182 + "x.c:1:1: error: " (16), not the quote's first byte
   EXPECT_EQ(first_error_line("f.c: error: \x1b[31mred\n"), "f.c: error: ?[31mred");
   EXPECT_EQ(first_error_line("f.c: error: ‘x’\n"), "f.c: error: ‘x’");
+  // A C1 CSI and a bidi override (a kernel tree is untrusted) are as harmless as ESC; a tab is
+  // a space.
+  EXPECT_EQ(first_error_line("f.c: error: \xc2\x9b"
+                             "31m\xe2\x80\xae"
+                             "x\ty\n"),
+            "f.c: error: ?31m?x y");
 }
 
 TEST(BuildLog, UndefinedReferencesAreErrors) {
