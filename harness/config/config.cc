@@ -261,6 +261,9 @@ class Parser {
   fs::path existing_file(const Field& field) const {
     fs::path value = path(field);
     std::error_code ignored;
+    if (fs::is_directory(value, ignored)) {
+      error(field, fmt::format("{} is a directory; name a file", value.string()));
+    }
     if (!fs::is_regular_file(value, ignored)) {
       error(field, fmt::format("no such file: {}", value.string()));
     }
@@ -274,7 +277,12 @@ class Parser {
       std::string name = entry.first.Scalar();
       std::string key = join_key(field.key, name);
       var_name(entry.first, key, name);
-      if (!out.emplace(name, string(Field{entry.second, key, entry.first})).second) {
+      std::string value = string(Field{entry.second, key, entry.first});
+      if (value.find('\0') != std::string::npos) {
+        // The guest's shell would drop it: kdio would see another value than the one checked.
+        error(entry.second, key, "a NUL byte cannot reach the guest; remove it");
+      }
+      if (!out.emplace(name, std::move(value)).second) {
         error(entry.first, key, "variable given twice");
       }
     }

@@ -543,12 +543,28 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
 
 // The guest's /init sets these itself; run.env, sourced after it, would replace them, and
 // KBISECT_* was only refused once the kernel was built.
+// busybox sh drops a NUL when the guest sources run.env: kdio would get another value than the
+// one the host checked.
+TEST_F(ConfigTest, ANulByteInAVariableIsRefusedAtItsLine) {
+  EXPECT_THAT(error_of("name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
+                       "  vars: {SIZE: \"64\\0k\"}\nmetrics: [{name: read.iops}]\n"),
+              ::testing::StartsWith("5:16: workload.vars.SIZE: a NUL byte cannot reach the guest"));
+}
+
+TEST_F(ConfigTest, AJobFileThatIsADirectorySaysSo) {
+  fs::create_directories(dir_ / "jobs");
+  EXPECT_EQ(error_of("name: demo\nkernel: {repo: linux}\nworkload: {jobs: [job.fio, jobs]}\n"
+                     "metrics: [{name: read.iops}]\n"),
+            "3:28: workload.jobs[1]: " + (dir_ / "jobs").string() + " is a directory; name a file");
+}
+
 TEST_F(ConfigTest, VariablesTheGuestReservesAreRefusedAtTheirLine) {
   std::string head = "name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n";
   std::string metrics = "metrics: [{name: read.iops}]\n";
   EXPECT_THAT(error_of(head + "  vars: {KBISECT_FS: xfs}\n" + metrics),
-              ::testing::StartsWith("5:10: workload.vars.KBISECT_FS: 'KBISECT_FS' is reserved by "
-                                    "the guest (KBISECT_*, PATH, LD_LIBRARY_PATH, HOME, TERM)"));
+              ::testing::StartsWith(
+                  "5:10: workload.vars.KBISECT_FS: 'KBISECT_FS' is reserved by "
+                  "the guest (KBISECT_*, PATH, LD_LIBRARY_PATH, HOME, TERM, PWD, OLDPWD, SHLVL)"));
   EXPECT_THAT(error_of(head + "  vars: {BS: 4k, PATH: /nowhere}\n" + metrics),
               ::testing::StartsWith("5:18: workload.vars.PATH: 'PATH' is reserved"));
   EXPECT_THAT(error_of(head + "  variants: [{name: a, vars: {LD_LIBRARY_PATH: /x}}]\n" + metrics),

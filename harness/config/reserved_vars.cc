@@ -11,9 +11,10 @@ namespace {
 // run.env's own settings (KBISECT_FS, KBISECT_DEVICE, ...) and any the guest adds later.
 constexpr std::string_view kGuestPrefix = "KBISECT_";
 
-// What the guest's /init exports before it reads run.env: its tools and their libraries.
-constexpr std::array<std::string_view, 4> kGuestInitVars = {"PATH", "LD_LIBRARY_PATH", "HOME",
-                                                            "TERM"};
+// What the guest's /init exports before it reads run.env (its tools and their libraries), and
+// what its shell (busybox sh) exports and changes itself.
+constexpr std::array<std::string_view, 7> kGuestInitVars = {
+    "PATH", "LD_LIBRARY_PATH", "HOME", "TERM", "PWD", "OLDPWD", "SHLVL"};
 
 }  // namespace
 

@@ -6,8 +6,8 @@ namespace kbisect {
 namespace {
 
 TEST(ReservedVars, TheGuestsOwnSettingsAreReserved) {
-  for (const char* name :
-       {"KBISECT_FS", "KBISECT_DIR", "KBISECT_", "PATH", "LD_LIBRARY_PATH", "HOME", "TERM"}) {
+  for (const char* name : {"KBISECT_FS", "KBISECT_DIR", "KBISECT_", "PATH", "LD_LIBRARY_PATH",
+                           "HOME", "TERM", "PWD", "OLDPWD", "SHLVL"}) {
     EXPECT_TRUE(is_reserved_var(name)) << name;
   }
 }
@@ -19,7 +19,8 @@ TEST(ReservedVars, WorkloadNamesAreFree) {
 }
 
 TEST(ReservedVars, NamesListsThePrefixAndTheNames) {
-  EXPECT_EQ(reserved_var_names(), "KBISECT_*, PATH, LD_LIBRARY_PATH, HOME, TERM");
+  EXPECT_EQ(reserved_var_names(),
+            "KBISECT_*, PATH, LD_LIBRARY_PATH, HOME, TERM, PWD, OLDPWD, SHLVL");
 }
 
 }  // namespace
