@@ -110,12 +110,17 @@ std::vector<std::string> xfs_mkfs_options(const std::vector<std::string>& scenar
   return options;
 }
 
-// What run.env exports for kdio: the test filesystem's mount point (where kdio runs), the
-// device, and the workload's ${VAR} values.
+// Where the init mounts the test filesystem and runs kdio.
+constexpr char kTestDir[] = "/mnt/test";
+
+// What run.env exports, for the init and for kdio's ${VAR}: the test filesystem and its device,
+// and the workload's values.
 std::map<std::string, std::string> run_env_exports(const GuestRun& run) {
   std::map<std::string, std::string> exports = run.vars;
-  exports["KBISECT_DIR"] = "/mnt/test";
+  exports["KBISECT_DIR"] = kTestDir;
   exports["KBISECT_DEVICE"] = run.device;
+  exports["KBISECT_FS"] = filesystem_name(run.filesystem);
+  exports["KBISECT_MOUNT_OPTIONS"] = run.mount_options;
   return exports;
 }
 
@@ -163,11 +168,16 @@ GuestRun guest_run_for(const Scenario& scenario, const Variant* variant) {
 }
 
 std::map<std::string, std::string> guest_environment(const GuestRun& run) {
-  // vmimages/guest/init exports these before it reads run.env.
+  // vmimages/guest/init exports the first four before it reads run.env; its shell (busybox sh,
+  // started in /) exports the others and sets PWD and OLDPWD when the init changes into the
+  // test directory.
   std::map<std::string, std::string> environment = {{"PATH", "/sbin:/bin:/usr/sbin:/usr/bin"},
                                                     {"HOME", "/"},
                                                     {"TERM", "dumb"},
-                                                    {"LD_LIBRARY_PATH", "/lib/kbisect"}};
+                                                    {"LD_LIBRARY_PATH", "/lib/kbisect"},
+                                                    {"SHLVL", "1"},
+                                                    {"OLDPWD", "/"},
+                                                    {"PWD", kTestDir}};
   for (auto& [name, value] : run_env_exports(run)) environment[name] = std::move(value);
   return environment;
 }
@@ -176,8 +186,6 @@ std::string run_env(const GuestRun& run) {
   std::string env = "# written by kbisect for one run; sourced by /init\n";
   if (run.probe) return env + "KBISECT_PROBE=1\n";
   const bool ext4 = run.filesystem == FilesystemKind::kExt4;
-  env += fmt::format("KBISECT_FS={}\n", filesystem_name(run.filesystem));
-  env += fmt::format("KBISECT_MOUNT_OPTIONS={}\n", single_quoted(run.mount_options));
   std::string command = fmt::format("mkfs.{}", filesystem_name(run.filesystem));
   for (const auto& option :
        ext4 ? ext4_mkfs_options(run.mkfs_options) : xfs_mkfs_options(run.mkfs_options)) {
@@ -197,9 +205,12 @@ std::string run_env(const GuestRun& run) {
 void write_run_initramfs(const fs::path& base, const GuestRun& run, const fs::path& output) {
   CpioWriter cpio;
   cpio.file("kbisect/run.env", run_env(run));
+  // The init passes /kbisect/jobs/* to kdio, which the shell sorts as text: the numbers have
+  // one width, so that the 100th file does not run before the 11th.
+  const size_t width = std::max<size_t>(2, std::to_string(run.job_files.size()).size());
   int index = 0;
   for (const auto& job : run.job_files) {
-    cpio.file(fmt::format("kbisect/jobs/{:02d}-{}", ++index, job.filename().string()),
+    cpio.file(fmt::format("kbisect/jobs/{:0{}d}-{}", ++index, width, job.filename().string()),
               read_file(job));
   }
   if (!run.probe && index == 0)

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "common/file.h"
@@ -84,7 +87,7 @@ TEST(RunEnv, ValuesAreQuotedForTheShell) {
   run.mount_options = "noatime,logbsize=256k";
   run.vars = {{"BS", "4k"}, {"EVIL", "'; reboot -f; '"}};
   std::string env = run_env(run);
-  EXPECT_NE(env.find("KBISECT_FS=xfs\n"), std::string::npos);
+  EXPECT_NE(env.find("export KBISECT_FS='xfs'\n"), std::string::npos);
   EXPECT_NE(env.find("kbisect_mkfs() { mkfs.xfs '-f' '-L' 'it'\\''s $(reboot)' \"$@\"; }"),
             std::string::npos);
   EXPECT_NE(env.find("export EVIL=''\\''; reboot -f; '\\'''"), std::string::npos);
@@ -121,12 +124,13 @@ TEST(RunEnv, VariantOverridesScenario) {
   EXPECT_EQ(run.filesystem, FilesystemKind::kExt4);
   variant.filesystem = FilesystemKind::kXfs;
   EXPECT_EQ(guest_run_for(scenario, &variant).filesystem, FilesystemKind::kXfs);
-  EXPECT_NE(run_env(guest_run_for(scenario, &variant)).find("KBISECT_FS=xfs\n"), std::string::npos);
+  EXPECT_NE(run_env(guest_run_for(scenario, &variant)).find("export KBISECT_FS='xfs'\n"),
+            std::string::npos);
 }
 
 // guest_environment, which the host checks job files with, is what kdio gets in the guest: the
-// init's export line (read from vmimages/guest/init), then run.env, in a shell that starts
-// empty.
+// init's export line (read from vmimages/guest/init), then run.env and the change into the test
+// directory (here a temporary one), in the guest's shell started empty in /.
 TEST(GuestEnvironment, IsWhatTheInitAndRunEnvExport) {
   const std::string init = read_file(GuestImageInputs().init);
   const size_t start = init.find("\nexport PATH=");
@@ -137,19 +141,25 @@ TEST(GuestEnvironment, IsWhatTheInitAndRunEnvExport) {
   run.device = "/dev/vdb";
 
   TempDir dir;
-  write_file(dir.path() / "env.sh", init_exports + run_env(run) + "env -0\n");
+  write_file(dir.path() / "env.sh",
+             init_exports + run_env(run) + fmt::format("cd {}\nenv -0\n", dir.path().string()));
+  ProcessOptions in_root;
+  in_root.working_directory = "/";
+  std::string output = run_checked(
+      {"env", "-i", GuestImageInputs().busybox.string(), "sh", (dir.path() / "env.sh").string()},
+      in_root);
   std::map<std::string, std::string> exported;
-  std::string output = run_checked({"env", "-i", "sh", (dir.path() / "env.sh").string()});
   for (size_t pos = 0; pos < output.size();) {
     const size_t end = output.find('\0', pos);
     const std::string entry = output.substr(pos, end - pos);
     const size_t equals = entry.find('=');
-    if (entry.substr(0, equals) != "PWD") {  // the shell's own
-      exported[entry.substr(0, equals)] = entry.substr(equals + 1);
-    }
+    exported[entry.substr(0, equals)] = entry.substr(equals + 1);
     pos = end + 1;
   }
-  EXPECT_EQ(exported, guest_environment(run));
+  std::map<std::string, std::string> expected = guest_environment(run);
+  EXPECT_EQ(expected.at("PWD"), "/mnt/test");
+  expected["PWD"] = dir.path().string();
+  EXPECT_EQ(exported, expected);
   EXPECT_EQ(exported.at("KBISECT_DIR"), "/mnt/test");
   EXPECT_EQ(exported.at("ODD"), "a b'c");
 }
@@ -197,12 +207,39 @@ TEST(Initramfs, RunImageAppendsParametersAndJobs) {
   EXPECT_EQ(read_file(dir.path() / "out/kbisect/jobs/01-randread.fio"),
             "[randread]\nrw=randread\n");
   EXPECT_EQ(read_file(dir.path() / "out/kbisect/jobs/02-seq..v2.fio"), "[seq]\nrw=read\n");
-  EXPECT_NE(read_file(dir.path() / "out/kbisect/run.env").find("KBISECT_FS=ext4"),
+  EXPECT_NE(read_file(dir.path() / "out/kbisect/run.env").find("export KBISECT_FS='ext4'"),
             std::string::npos);
 
   GuestRun no_jobs;
   EXPECT_THROW(write_run_initramfs(dir.path() / "base.cpio", no_jobs, dir.path() / "x.cpio"),
                Error);
+}
+
+// The init runs /kbisect/jobs/*, sorted as text: in the order listed also past 99 files.
+TEST(Initramfs, JobFilesKeepTheirOrderPastNinetyNine) {
+  TempDir dir;
+  write_file(dir.path() / "base.cpio", CpioWriter().finish());
+  write_file(dir.path() / "j.fio", "[j]\n");
+  GuestRun run;
+  run.job_files.assign(100, dir.path() / "j.fio");
+  write_run_initramfs(dir.path() / "base.cpio", run, dir.path() / "run.cpio");
+  // GNU cpio stops at the base's trailer: list the run's part.
+  write_file(dir.path() / "second.cpio",
+             read_file(dir.path() / "run.cpio").substr(fs::file_size(dir.path() / "base.cpio")));
+  const std::string listing =
+      run_checked({"cpio", "-it", "--quiet", "-F", (dir.path() / "second.cpio").string()});
+  std::vector<std::string> jobs;
+  for (size_t pos = 0; pos < listing.size();) {
+    const size_t end = listing.find('\n', pos);
+    const std::string name = listing.substr(pos, end - pos);
+    if (name.starts_with("kbisect/jobs/")) jobs.push_back(name);
+    pos = end + 1;
+  }
+  ASSERT_EQ(jobs.size(), 100u);
+  EXPECT_EQ(jobs.front(), "kbisect/jobs/001-j.fio");
+  EXPECT_EQ(jobs[10], "kbisect/jobs/011-j.fio");
+  EXPECT_EQ(jobs.back(), "kbisect/jobs/100-j.fio");
+  EXPECT_TRUE(std::is_sorted(jobs.begin(), jobs.end()));
 }
 
 }  // namespace

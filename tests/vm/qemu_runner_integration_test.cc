@@ -4,9 +4,14 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "common/file.h"
 #include "common/fork_for_test.h"
 #include "tests/vm/vm_test_support.h"
+#include "vm/initramfs.h"
 #include "vm/qemu_runner.h"
 
 namespace kbisect::testing {
@@ -20,11 +25,28 @@ class QemuRunnerTest : public VmRunnerTest {
   }
 };
 
+// With a second job whose description shows the environment kdio runs with: it is the one the
+// host checks job files with.
 TEST_F(QemuRunnerTest, ShortJobOnExt4) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  scenario.workload.job_files.push_back(KBISECT_SOURCE_DIR "/tests/vm/jobs/guest-env.fio");
+  scenario.workload.vars = {{"waited", "a value of the workload"}};
   RunResult result = run(scenario);
   ASSERT_NO_FATAL_FAILURE(expect_job_result(result));
   EXPECT_NE(read_file(result.console_log).find("KBISECT-PROGRESS mkfs-done"), std::string::npos);
+
+  const auto jobs = nlohmann::json::parse(result.kdio_json)["jobs"];
+  ASSERT_EQ(jobs.size(), 2u);
+  const std::string seen = jobs[1]["job options"]["description"];
+  const std::map<std::string, std::string> model =
+      guest_environment(guest_run_for(scenario, nullptr));
+  std::string expected;
+  for (const char* name :
+       {"KBISECT_DIR", "KBISECT_DEVICE", "KBISECT_FS", "KBISECT_MOUNT_OPTIONS", "PATH", "HOME",
+        "TERM", "LD_LIBRARY_PATH", "SHLVL", "OLDPWD", "PWD", "waited"}) {
+    expected += fmt::format("{}{}={}", expected.empty() ? "" : " ", name, model.at(name));
+  }
+  EXPECT_EQ(seen, expected);
 }
 
 TEST_F(QemuRunnerTest, ShortJobOnXfs) {
