@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
+#include <string_view>
+#include <utility>
 
 #include "common/error.h"
 #include "kdio/jobfile.h"
@@ -64,20 +65,41 @@ kdio::JobFile parse_as_in_guest(const Scenario& scenario, const Variant* variant
   }
 }
 
+// kdio's "FILE:LINE: warning: MESSAGE" as "FILE:LINE: MESSAGE": the caller says it is a warning.
+std::string without_label(const std::string& warning) {
+  constexpr std::string_view kLabel = ": warning: ";
+  const size_t label = warning.find(kLabel);
+  if (label == std::string::npos) return warning;
+  return warning.substr(0, label) + ": " + warning.substr(label + kLabel.size());
+}
+
+// " (variants 'a', 'b')" when only some of the variants give the warning.
+std::string only_in(const std::vector<std::string>& names, size_t variants) {
+  if (names.size() == variants) return "";
+  return fmt::format(" (variant{} '{}')", names.size() == 1 ? "" : "s", fmt::join(names, "', '"));
+}
+
 }  // namespace
 
 std::vector<std::string> check_job_files(const Scenario& scenario) {
   std::vector<const Variant*> variants;
   for (const Variant& variant : scenario.workload.variants) variants.push_back(&variant);
   if (variants.empty()) variants.push_back(nullptr);
-  std::vector<std::string> warnings;
-  std::set<std::string> seen;
+  // Each warning once, in the order first given, with the variants that give it.
+  std::vector<std::pair<std::string, std::vector<std::string>>> given;
   for (const Variant* variant : variants) {
     kdio::JobFile jobs = parse_as_in_guest(scenario, variant);
     check_metric_jobs(scenario, jobs, variant);
-    for (std::string& warning : jobs.warnings) {
-      if (seen.insert(warning).second) warnings.push_back(std::move(warning));
+    for (const std::string& warning : jobs.warnings) {
+      auto same = std::find_if(given.begin(), given.end(),
+                               [&](const auto& entry) { return entry.first == warning; });
+      if (same == given.end()) same = given.insert(given.end(), {warning, {}});
+      same->second.push_back(variant ? variant->name : "");
     }
+  }
+  std::vector<std::string> warnings;
+  for (const auto& [warning, names] : given) {
+    warnings.push_back(without_label(warning) + only_in(names, variants.size()));
   }
   return warnings;
 }

@@ -11,7 +11,8 @@
 namespace kbisect {
 
 // Parses the job files of every variant with the environment kdio gets in the guest; throws
-// Error naming the job file and line (and the variant). Returns kdio's warnings, each once.
+// Error naming the job file and line (and the variant). Returns kdio's warnings, each once as
+// "FILE:LINE: MESSAGE", naming the variants that give it unless all do.
 std::vector<std::string> check_job_files(const Scenario& scenario);
 
 }  // namespace kbisect
