@@ -22,7 +22,7 @@ std::string refuse_include(const std::string& path) {
       path));
 }
 
-// The job names kdio's JSON report will have: one a job, or a group_reporting group's first.
+// The job names kdio's JSON report will have: each entry's first job (kdio::reported_with).
 std::vector<std::string> reported_job_names(const kdio::JobFile& jobs) {
   std::vector<std::string> names;
   for (size_t i = 0; i < jobs.jobs.size(); ++i) {

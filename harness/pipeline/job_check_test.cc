@@ -95,6 +95,15 @@ TEST_F(JobCheck, AMetricsJobMustBeOneThatKdioReports) {
                                     "files (jobs: first, other); fix job: in the config");
 }
 
+// As fio: `c` has group_reporting and joins the entry of `b`, which has none.
+TEST_F(JobCheck, AGroupReportingJobIsReportedWithTheJobBeforeIt) {
+  Scenario scenario = scenario_with("[global]\nrw=read\nsize=1m\n[b]\n[c]\ngroup_reporting\n");
+  scenario.metrics = {{"read.iops", "c", Better::kHigher}};
+  EXPECT_EQ(error_of(scenario), (dir_.path() / "scenario.yaml").string() +
+                                    ": metric c:read.iops: no job named 'c' in the job files "
+                                    "(jobs: b); fix job: in the config");
+}
+
 TEST_F(JobCheck, WarningsAreReturnedOnceNamingTheVariantsThatGiveThem) {
   Scenario scenario = scenario_with(
       "[j]\nrw=read\nsize=1m\nfilename=f\nnrfiles=2\nioengine=psync\niodepth=${QD}\n");

@@ -85,10 +85,12 @@ struct Job {
   std::map<std::string, std::string> given_options;
 };
 
-// Whether `job` is reported in one entry with `previous`, the job before it: group_reporting
-// merges consecutive jobs of one group, and the entry is named after the group's first job.
+// Whether `job` is reported in one entry with `previous`, the job before it. As fio's stat.c:
+// a job with group_reporting joins the entry before it when that is of the same group, even an
+// entry begun by a job without group_reporting; a job without it always begins a new entry.
+// The entry is named after its first job.
 inline bool reported_with(const Job& previous, const Job& job) {
-  return previous.group_reporting && job.group_reporting && previous.group_id == job.group_id;
+  return job.group_reporting && previous.group_id == job.group_id;
 }
 
 struct JobFile {

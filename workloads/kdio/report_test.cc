@@ -78,6 +78,35 @@ TEST(Report, DifferentGroupsDoNotMerge) {
   EXPECT_EQ(report_entries(jobs, results).size(), 2u);
 }
 
+// fio 3.33 reports [a] group_reporting numjobs=2, [b], [c] group_reporting, [d]
+// group_reporting as two entries: "a: (groupid=0, jobs=2)" and "b: (groupid=0, jobs=3)".
+std::vector<Job> mixed_group_reporting() {
+  std::vector<Job> jobs = two_jobs(true);
+  jobs[0].name = jobs[1].name = "a";
+  for (const char* name : {"b", "c", "d"}) {
+    Job job;
+    job.name = name;
+    job.group_reporting = job.name != "b";
+    jobs.push_back(job);
+  }
+  return jobs;
+}
+
+TEST(Report, GroupReportingJoinsTheEntryBeforeEvenWithoutGroupReporting) {
+  std::vector<Job> jobs = mixed_group_reporting();
+  std::vector<JobResult> results(jobs.size(), sample_result(1, 10, 1));
+  const Report report = make_report(jobs, results);
+  ASSERT_EQ(report.entries.size(), 2u);
+  EXPECT_EQ(report.entries[1].job->name, "b");
+  EXPECT_EQ(report.entries[1].members, 3);
+  EXPECT_EQ(report.entries[1].result.dir[0].total_ios, 3u);
+  auto root = nlohmann::json::parse(render_json(report, false));
+  ASSERT_EQ(root["jobs"].size(), 2u);
+  EXPECT_EQ(root["jobs"][1]["jobname"], "b");
+  EXPECT_EQ(root["jobs"][1]["read"]["io_bytes"], 3 * 4096);
+  EXPECT_NE(render_normal(report).find("\nb: (groupid=0, jobs=3): err= 0\n"), std::string::npos);
+}
+
 TEST(Report, JsonHasFioFieldsAndUnits) {
   std::vector<Job> jobs = two_jobs(false);
   std::vector<JobResult> results = {sample_result(1000, 2000, 100'000), sample_result(1, 10, 1)};
