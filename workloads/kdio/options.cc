@@ -42,7 +42,24 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
-constexpr std::string_view kBlanks = " \t";
+// fio's blanks are isspace(): the ini reader's, so \r \f \v count as a space does.
+constexpr std::string_view kBlanks = " \t\r\f\v";
+
+// A blank by name: the message about it must show what the job file does not.
+std::string_view blank_name(char blank) {
+  switch (blank) {
+    case ' ':
+      return "a space";
+    case '\t':
+      return "a tab";
+    case '\r':
+      return "a carriage return (\\r)";
+    case '\f':
+      return "a form feed (\\f)";
+    default:
+      return "a vertical tab (\\v)";
+  }
+}
 
 // One part of fio's "R[,W[,T]]" (or one end of a range in it), its blanks read as fio reads
 // them: blanks alone are an empty part, which keeps the current value (bs=4k, ,8k is
@@ -56,9 +73,9 @@ std::string_view without_blanks(std::string_view part) {
   const size_t first = part.find_first_not_of(kBlanks);
   if (first != 0 && part.find_first_not_of("0123456789", first) != std::string_view::npos) {
     throw JobError(
-        fmt::format("'{}' starts with a blank, after which fio reads only the number "
-                    "and drops the unit; remove the blank",
-                    part));
+        fmt::format("'{}' follows {}, after which fio reads only the number and drops the unit; "
+                    "remove that blank",
+                    part.substr(first), blank_name(part[first - 1])));
   }
   return part.substr(first);
 }
@@ -67,14 +84,17 @@ std::string_view without_blanks(std::string_view part) {
 // directions after it too, an empty one keeps the current value. kdio has no trims, so the
 // third value is only checked. fio refuses a value with no part given (`bs=`, `bs=,,`): most
 // often a ${VAR} that expanded to nothing, which must not quietly run at the defaults.
+// fio ignores what follows the third value: empty parts there (bs=4k,8k,16k, or bs=8k,,,) are
+// accepted as fio accepts them, but a fourth value is refused, as fio would drop it unread.
 template <typename Fn>
 void for_each_direction(std::string_view value, Fn set) {
   std::vector<std::string_view> parts = split(value, ',');
   for (std::string_view& part : parts) part = without_blanks(part);
+  while (parts.size() > 3 && parts.back().empty()) parts.pop_back();
   if (parts.size() > 3) {
     throw JobError(
-        fmt::format("'{}' has more than three comma-separated values (read, write, "
-                    "trim)",
+        fmt::format("'{}' has more than three comma-separated values (read, write, trim), "
+                    "and fio ignores the fourth; remove it",
                     value));
   }
   if (std::ranges::all_of(parts, [](std::string_view part) { return part.empty(); })) {

@@ -43,13 +43,36 @@ TEST(ApplyOption, BlockSizePerDirection) {
   EXPECT_EQ(state.bs[1], 32768u);
   EXPECT_EQ(error_of("bs", "4k,4k,4k,4k"),
             "t.fio:1: option 'bs': '4k,4k,4k,4k' has more than three comma-separated values "
-            "(read, write, trim)");
+            "(read, write, trim), and fio ignores the fourth; remove it");
+  EXPECT_EQ(error_of("bs", "4k,,,8k"),
+            "t.fio:1: option 'bs': '4k,,,8k' has more than three comma-separated values "
+            "(read, write, trim), and fio ignores the fourth; remove it");
   EXPECT_EQ(error_of("bs", "4k-8k"),
             "t.fio:1: option 'bs': '4k-8k': fio takes '-' and ':' in bs= as the separator of the "
             "read and write sizes, not as a range; write bs=READ,WRITE for sizes per direction, "
             "or bsrange=MIN-MAX for a range");
   EXPECT_EQ(error_of("bs", "0"), "t.fio:1: option 'bs': '0' must be greater than zero");
   EXPECT_EQ(apply({{"bs", "(1m-512k)"}}).bs[1], 512u << 10) << "an expression is not a range";
+}
+
+// fio 3.33 runs bs=2k,,4k, bs=8k,,, bs=4k,8k,16k, and bs=4k,8k,16k,, as if the commas after
+// the third value were not there ("bs=(R) 4096B-4096B, (W) 8192B-8192B, (T) 16.0KiB-16.0KiB").
+TEST(ApplyOption, EmptyPartsAfterTheThirdValueAreIgnored) {
+  JobState state = apply({{"bs", "2k,,4k,"}});
+  EXPECT_EQ(state.bs[0], 2048u);
+  EXPECT_EQ(state.bs[1], 4096u);
+  state = apply({{"bs", "8k,,,"}});
+  EXPECT_EQ(state.bs[0], 8192u);
+  EXPECT_EQ(state.bs[1], 4096u);
+  state = apply({{"bs", "4k,8k,16k,"}});
+  EXPECT_EQ(state.bs[1], 8192u);
+  EXPECT_EQ(apply({{"bs", "4k,8k,16k, ,"}}).bs[1], 8192u);
+  state = apply({{"rate_iops", "100k,100k,100k,"}});
+  EXPECT_EQ(state.job.rate_iops[0], 102400u);
+  EXPECT_EQ(state.job.rate_iops[1], 102400u);
+  EXPECT_EQ(error_of("bs", ",,,"),
+            "t.fio:1: option 'bs': ',,,' gives no value for any direction; use R[,W[,T]] with at "
+            "least one of read, write, trim");
 }
 
 TEST(ApplyOption, BlockSizeRange) {
@@ -117,11 +140,34 @@ TEST(ApplyOption, BlanksAroundAPerDirectionValue) {
   EXPECT_EQ(state.bsrange[1]->max, 32768u);
   EXPECT_EQ(apply({{"rate_iops", "10, 20"}}).job.rate_iops[1], 20u);
   EXPECT_EQ(error_of("bs", "8k, 16k"),
-            "t.fio:1: option 'bs': ' 16k' starts with a blank, after which fio reads only the "
-            "number and drops the unit; remove the blank");
+            "t.fio:1: option 'bs': '16k' follows a space, after which fio reads only the number "
+            "and drops the unit; remove that blank");
   EXPECT_EQ(error_of("bsrange", "4k-8k,16k- 32k"),
-            "t.fio:1: option 'bsrange': ' 32k' starts with a blank, after which fio reads only "
-            "the number and drops the unit; remove the blank");
+            "t.fio:1: option 'bsrange': '32k' follows a space, after which fio reads only the "
+            "number and drops the unit; remove that blank");
+}
+
+// fio's blanks are isspace(): in a job file bs=8k,<VT>16k runs at "(W) 16B-16B" as bs=8k, 16k
+// does, and bs=8k<VT>,16k and bs=4k,8k,16k,<VT> as if the vertical tab were not there.
+TEST(ApplyOption, CarriageReturnFormFeedAndVerticalTabAreBlanks) {
+  JobState state = apply({{"bs", "8k\v,16k\f"}});
+  EXPECT_EQ(state.bs[0], 8192u);
+  EXPECT_EQ(state.bs[1], 16384u);
+  EXPECT_EQ(apply({{"bs", "4k,8k,16k,\v"}}).bs[1], 8192u);
+  EXPECT_EQ(apply({{"bs", "4k,\r,16k"}}).bs[1], 4096u);
+  EXPECT_EQ(apply({{"rate_iops", "10,\f20"}}).job.rate_iops[1], 20u);
+  EXPECT_EQ(error_of("bs", "8k,\v16k"),
+            "t.fio:1: option 'bs': '16k' follows a vertical tab (\\v), after which fio reads "
+            "only the number and drops the unit; remove that blank");
+  EXPECT_EQ(error_of("bs", "8k,\f16k"),
+            "t.fio:1: option 'bs': '16k' follows a form feed (\\f), after which fio reads only "
+            "the number and drops the unit; remove that blank");
+  EXPECT_EQ(error_of("bs", "8k,\r16k"),
+            "t.fio:1: option 'bs': '16k' follows a carriage return (\\r), after which fio reads "
+            "only the number and drops the unit; remove that blank");
+  EXPECT_EQ(error_of("bs", "8k,\t16k"),
+            "t.fio:1: option 'bs': '16k' follows a tab, after which fio reads only the number and "
+            "drops the unit; remove that blank");
 }
 
 TEST(ApplyOption, KbBaseChangesSuffixes) {
