@@ -309,11 +309,12 @@ void set_file_size(JobState& state, std::string_view value) {
   state.filesize = parse_size(value, state.kb_base);
 }
 
+// fio takes these two spellings only: kb_base=0x400 "failed parsing".
 void set_kb_base(JobState& state, std::string_view value) {
-  state.kb_base = to_int(value, 1000, 1024);
-  if (state.kb_base != 1000 && state.kb_base != 1024) {
+  if (value != "1000" && value != "1024") {
     throw JobError(fmt::format("kb_base must be 1000 or 1024, not {}", value));
   }
+  state.kb_base = value == "1000" ? 1000 : 1024;
 }
 
 // clang-format off

@@ -81,6 +81,35 @@ TEST(ParseSize, ArithmeticErrorsNameTheExpression) {
             "(optionally followed by b), or KiB, MiB, ...");
 }
 
+std::string error_of(auto parse) {
+  try {
+    parse();
+  } catch (const JobError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// fio 3.33 runs bs=0x2000 and bs=0X2000 at "bs=(R) 8192B-8192B", rate_iops=0x10 at 16 IOPS; it
+// drops a unit after hex digits (bs=0x10k is "16B", bs=0x1m "1B"). Its arithmetic, which
+// Debian's fio lacks, reads hex otherwise (0x10k is 16k there), so kdio refuses hex in it.
+TEST(ParseSize, HexAsInFio) {
+  EXPECT_EQ(parse_size("0x2000", 1024), 8192u);
+  EXPECT_EQ(parse_size("0X2000", 1000), 8192u);
+  EXPECT_EQ(parse_size("0x100000", 1024), 1u << 20);
+  EXPECT_EQ(parse_size("0x1000b", 1024), 0x1000bu) << "b is a hex digit, as fio reads it";
+  EXPECT_EQ(error_of([] { return parse_size("0x10k", 1024); }),
+            "size '0x10k': fio drops the 'k' after a hex number and reads 16; write the value in "
+            "hex without a unit, or in decimal with one");
+  EXPECT_EQ(error_of([] { return parse_size("0x", 1024); }),
+            "size '0x' has no hex digits after '0x'");
+  EXPECT_EQ(error_of([] { return parse_size("0x10000000000000000", 1024); }),
+            "size '0x10000000000000000' is too large");
+  EXPECT_EQ(error_of([] { return parse_size("(0x1000*2)", 1024); }),
+            "size expression '(0x1000*2)': hex numbers are not allowed in it; write them in "
+            "decimal");
+}
+
 TEST(ParseTime, BareNumberUnitDependsOnTheOption) {
   EXPECT_EQ(parse_time_ns("10", true), 10'000'000'000u);
   EXPECT_EQ(parse_time_ns("10", false), 10'000u);
@@ -119,6 +148,13 @@ TEST(ParseTime, RejectsFiosSilentMicrosecondSuffixes) {
   EXPECT_THROW(parse_time_ns("300000000d", true), JobError);
 }
 
+// fio 3.33 runs runtime=0x3 (and 0x3s) with time_based for "job_runtime": 0, not 3 s.
+TEST(ParseTime, RejectsHexThatFioReadsAsZero) {
+  EXPECT_EQ(error_of([] { return parse_time_ns("0x3", true); }),
+            "time '0x3': fio reads a hex time as 0; write it in decimal");
+  EXPECT_THROW(parse_time_ns("0X3s", false), JobError);
+}
+
 TEST(ParseBool, OnlyZeroOrOne) {
   EXPECT_TRUE(parse_bool("1"));
   EXPECT_FALSE(parse_bool("0"));
@@ -132,6 +168,19 @@ TEST(ParseInt, Range) {
   EXPECT_THROW(parse_int("0", 1, 100), JobError);
   EXPECT_THROW(parse_int("16k", 1, 100), JobError);
   EXPECT_THROW(parse_int("", 1, 100), JobError);
+}
+
+// fio 3.33 runs iodepth=0x4 at "iodepth=4" and numjobs=0x2 as two jobs.
+TEST(ParseInt, HexAsInFio) {
+  EXPECT_EQ(parse_int("0x4", 1, 100), 4);
+  EXPECT_EQ(parse_int("0X1f", 1, 100), 31);
+  EXPECT_EQ(error_of([] { return parse_int("0x65", 1, 100); }),
+            "101 is out of range; allowed 1..100");
+  EXPECT_EQ(error_of([] { return parse_int("0x8000000000000000", 1, 100); }),
+            "number '0x8000000000000000' is too large");
+  EXPECT_EQ(error_of([] { return parse_int("0x4k", 1, 100); }),
+            "number '0x4k': fio drops the 'k' after a hex number and reads 4; write the value in "
+            "hex without a unit, or in decimal with one");
 }
 
 }  // namespace
