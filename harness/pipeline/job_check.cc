@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/error.h"
+#include "config/reserved_vars.h"
 #include "kdio/jobfile.h"
 #include "store/metrics.h"
 #include "vm/initramfs.h"
@@ -51,6 +55,16 @@ void check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
   }
 }
 
+// What to do about a ${NAME} that the guest would not set.
+std::string how_to_set(const std::string& name, const std::map<std::string, std::string>& guest) {
+  if (!is_reserved_var(name)) return "give it under workload.vars or a variant's vars";
+  std::vector<std::string> own;
+  for (const auto& [variable, value] : guest) {
+    if (is_reserved_var(variable)) own.push_back(variable);
+  }
+  return fmt::format("the guest does not set it; its own variables are {}", fmt::join(own, ", "));
+}
+
 // Parses the job files as the guest's kdio will in one variant (none: the default workload).
 kdio::JobFile parse_as_in_guest(const Scenario& scenario, const Variant* variant) {
   const GuestRun run = guest_run_for(scenario, variant);
@@ -60,6 +74,9 @@ kdio::JobFile parse_as_in_guest(const Scenario& scenario, const Variant* variant
   try {
     return kdio::parse_job_files(paths, kdio::Environment(guest.begin(), guest.end()),
                                  refuse_include);
+  } catch (const kdio::UnsetVariable& unset) {
+    fail("{}: ${{{}}} is not set{}; {}", unset.where, unset.name, in_variant(variant),
+         how_to_set(unset.name, guest));
   } catch (const kdio::JobError& error) {
     fail("{}{}", error.what(), in_variant(variant));
   }

@@ -60,9 +60,17 @@ TEST_F(JobCheck, VariablesComeFromTheWorkloadTheVariantAndTheGuest) {
   // The variable missing in one variant names that variant.
   scenario.workload.variants[1].vars.clear();
   EXPECT_THAT(error_of(scenario),
-              HasSubstr(job_path() + ":4: environment variable 'BS' is not set; set it "
-                                     "(the header of the job file lists the variables it "
-                                     "needs) (variant 'large')"));
+              HasSubstr(job_path() + ":4: ${BS} is not set (variant 'large'); give it under "
+                                     "workload.vars or a variant's vars"));
+}
+
+// KBISECT_* cannot be given in the config: the message says what the guest has instead.
+TEST_F(JobCheck, AGuestVariableTheGuestDoesNotSetSaysWhichItSets) {
+  const Scenario scenario = scenario_with("[j]\nrw=read\nsize=1m\ndirectory=${KBISECT_MNT}\n");
+  EXPECT_THAT(error_of(scenario),
+              HasSubstr(":4: ${KBISECT_MNT} is not set; the guest does not set it; its own "
+                        "variables are HOME, KBISECT_DEVICE, KBISECT_DIR, KBISECT_FS, "
+                        "KBISECT_MOUNT_OPTIONS, LD_LIBRARY_PATH, OLDPWD, PATH, PWD, SHLVL, TERM"));
 }
 
 TEST_F(JobCheck, AVariantsBadValueIsFound) {

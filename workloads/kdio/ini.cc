@@ -212,9 +212,10 @@ std::string expand_variables(std::string_view line, const Environment& env,
     if (name.empty()) fail_at(where, "empty variable reference '${}'");
     const auto found = env.find(name);
     if (found == env.end()) {
-      fail_at(where, fmt::format("environment variable '{}' is not set; set it (the header of the "
-                                 "job file lists the variables it needs)",
-                                 name));
+      throw UnsetVariable(fmt::format("{}: environment variable '{}' is not set; set it (the "
+                                      "header of the job file lists the variables it needs)",
+                                      where, name),
+                          where, std::string(name));
     }
     out.append(found->second);
     pos = close + 1;

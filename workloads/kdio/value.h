@@ -4,13 +4,24 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <utility>
 
 namespace kdio {
 
 // A value or job file that does not parse; the message is complete and ready to print.
 struct JobError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// A ${NAME} that the environment does not set, at `where` (FILE:LINE): whoever makes the
+// environment can say how to set it.
+struct UnsetVariable : JobError {
+  UnsetVariable(const std::string& message, std::string at, std::string variable)
+      : JobError(message), where(std::move(at)), name(std::move(variable)) {}
+  std::string where;
+  std::string name;
 };
 
 // Bytes from "4k", "1m", "4KiB", "512b", ... With kb_base 1024 (fio's default) k/m/g/t/p
