@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "common/xml_escape.h"
 
@@ -85,29 +86,42 @@ void SvgWriter::text(double x, double y, std::string_view content, std::string_v
 
 double LinearScale::operator()(double value) const {
   if (domain_high == domain_low) return (range_low + range_high) / 2;
-  return range_low + (value - domain_low) / (domain_high - domain_low) * (range_high - range_low);
+  // In halves, so that a domain wider than the largest double still maps.
+  return range_low + (value / 2 - domain_low / 2) / (domain_high / 2 - domain_low / 2) *
+                         (range_high - range_low);
 }
 
 std::pair<double, double> padded_range(const std::vector<double>& values) {
-  if (values.empty()) return {0, 1};
-  auto [low, high] = std::minmax_element(values.begin(), values.end());
+  std::vector<double> finite;
+  std::copy_if(values.begin(), values.end(), std::back_inserter(finite),
+               [](double value) { return std::isfinite(value); });
+  if (finite.empty()) return {0, 1};
+  auto [low, high] = std::minmax_element(finite.begin(), finite.end());
+  // Values within rounding of each other are drawn as equal: the axis needs ticks that differ.
+  const double size = std::max(std::abs(*low), std::abs(*high));
   double span = *high - *low;
-  if (span == 0) span = std::abs(*low) > 0 ? std::abs(*low) * 0.1 : 1;
-  return {*low - span * 0.08, *high + span * 0.08};
+  if (span <= size * 1e-9) span = size > 0 ? size * 0.1 : 1;
+  const double padded_low = *low - span * 0.08, padded_high = *high + span * 0.08;
+  if (!std::isfinite(padded_low) || !std::isfinite(padded_high)) return {*low, *high};
+  return {padded_low, padded_high};
 }
 
 std::vector<double> nice_ticks(double low, double high, int count) {
-  if (!(high > low) || count < 1) return {low};
-  const double rough = (high - low) / count;
+  constexpr double kMaxTicks = 100;
+  const double rough = (high / 2 - low / 2) / count * 2;  // in halves, as LinearScale
+  if (!(high > low) || count < 1 || !std::isfinite(rough)) return {low};
   const double power = std::pow(10, std::floor(std::log10(rough)));
   double step = power;
   for (double factor : {1.0, 2.0, 5.0, 10.0}) {
     step = factor * power;
     if (step >= rough) break;
   }
+  // A step within rounding of the values would give ticks that are not distinct.
+  if (step < std::max(std::abs(low), std::abs(high)) * 1e-12) return {low};
+  const double first = std::ceil(low / step), last = std::floor(high / step + 1e-9);
+  if (!(last - first < kMaxTicks)) return {low};
   std::vector<double> ticks;
-  const double first = std::ceil(low / step);
-  for (double i = first; i * step <= high + step * 1e-9; ++i) {
+  for (double i = first; i <= last; ++i) {
     ticks.push_back(i == 0 ? 0.0 : i * step);  // i * step, not a running sum: no drift
   }
   return ticks;

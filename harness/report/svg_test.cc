@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 namespace kbisect {
 namespace {
 
@@ -57,6 +61,31 @@ TEST(Svg, PaddedRangeIsNeverEmpty) {
   EXPECT_GT(one_high, 7);
   auto [zero_low, zero_high] = padded_range({0, 0});
   EXPECT_LT(zero_low, zero_high);
+}
+
+// Samples a few ulps apart (0.3 and 0.1 + 0.2) once made the tick loop run forever: each tick
+// was within rounding of the last.
+TEST(Svg, ValuesWithinRoundingGiveAFewDistinctTicks) {
+  auto [low, high] = padded_range({0.3, 0.3, 0.1 + 0.2});
+  EXPECT_LT(low, 0.299);
+  EXPECT_GT(high, 0.301);
+  const std::vector<double> ticks = nice_ticks(low, high, 5);
+  EXPECT_GE(ticks.size(), 2u);
+  EXPECT_LE(ticks.size(), 12u);
+  EXPECT_THAT(nice_ticks(0.3, 0.3 + 1e-16, 5), ElementsAre(0.3));
+}
+
+// Values no kdio report gives, but a database can hold: the plot keeps finite coordinates.
+TEST(Svg, ExtremeValuesMapToFiniteCoordinates) {
+  auto [low, high] = padded_range({-1e308, 1e308, std::numeric_limits<double>::infinity()});
+  EXPECT_EQ(low, -1e308);
+  EXPECT_EQ(high, 1e308);
+  const LinearScale y{low, high, 300, 20};
+  EXPECT_DOUBLE_EQ(y(1e308), 20);
+  EXPECT_DOUBLE_EQ(y(0), 160);
+  for (double tick : nice_ticks(low, high, 5)) EXPECT_TRUE(std::isfinite(y(tick))) << tick;
+  EXPECT_EQ(padded_range({std::numeric_limits<double>::infinity()}),
+            (std::pair<double, double>{0, 1}));
 }
 
 TEST(Svg, TicksAreRoundAndInside) {
