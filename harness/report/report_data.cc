@@ -78,7 +78,7 @@ ReportData load_report_data(Store& store, int64_t session_id) {
       data.confirm_commits.push_back(record.commit);
     }
   }
-  data.metrics = metrics_of(data.samples);
+  data.metrics = judged_first(data, metrics_of(data.samples));
   return data;
 }
 
@@ -145,6 +145,22 @@ std::string verdict_of(const ReportData& data, const std::string& commit) {
 nlohmann::json session_options(const ReportData& data) {
   auto options = nlohmann::json::parse(data.session.options_json, nullptr, false);
   return options.is_object() ? options : nlohmann::json::object();
+}
+
+std::optional<std::string> judged_metric(const ReportData& data) {
+  const nlohmann::json options = session_options(data);
+  auto judged_by = options.find("judged_by");
+  if (judged_by == options.end() || !judged_by->is_object()) return std::nullopt;
+  auto metric = judged_by->find("metric");
+  if (metric == judged_by->end() || !metric->is_string()) return std::nullopt;
+  return metric->get<std::string>();
+}
+
+std::vector<std::string> judged_first(const ReportData& data, std::vector<std::string> metrics) {
+  const auto judged = judged_metric(data);
+  auto at = judged ? std::find(metrics.begin(), metrics.end(), *judged) : metrics.end();
+  if (at != metrics.end()) std::rotate(metrics.begin(), at, at + 1);
+  return metrics;
 }
 
 std::vector<VariantPair> compared_variants(const ReportData& data) {

@@ -26,8 +26,8 @@ struct ReportData {
   // The session's commits oldest first: merge bases the search tested first, the good commits,
   // then the candidates from the oldest to bad (the reverse of the stored rev-list order).
   std::vector<std::string> topological_order;
-  // Metric keys seen in the samples; in the scenario's order (the bisected one first) when the
-  // scenario could be read (scenario_facts.h).
+  // Metric keys seen in the samples: the one a bisection judged by first, then the scenario's
+  // order when the scenario could be read (scenario_facts.h).
   std::vector<std::string> metrics;
   std::vector<SampleMetrics> samples;
   std::vector<StepRecord> steps;
@@ -80,6 +80,13 @@ std::vector<VariantPair> compared_variants(const ReportData& data);
 
 // The session's stored options (an empty object when they are not one).
 nlohmann::json session_options(const ReportData& data);
+
+// The metric a bisection judged by (its options' judged_by.metric), which the report shows
+// first whatever the scenario names now; nullopt for other sessions and older ones.
+std::optional<std::string> judged_metric(const ReportData& data);
+
+// `metrics` with the judged metric first, when the samples have it.
+std::vector<std::string> judged_first(const ReportData& data, std::vector<std::string> metrics);
 
 // The subject of a commit, or a placeholder that says why it is not known.
 std::string subject_of(const ReportData& data, const std::string& commit);

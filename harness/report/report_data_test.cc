@@ -43,8 +43,9 @@ class StoredSessionTest : public ::testing::Test {
   const std::string& culprit() const { return commits_[2]; }
   const std::string& bad() const { return commits_[3]; }
 
-  int64_t store_session() {
+  int64_t store_session(const std::string& options_json = "{}") {
     SessionRecord session;
+    session.options_json = options_json;
     session.kind = SessionKind::kBisect;
     session.scenario = "report-test";
     session.config_path = config_.string();
@@ -173,6 +174,26 @@ TEST_F(StoredSessionTest, ScenarioFactsNameSubjectsAndOrderMetrics) {
   EXPECT_EQ(subject_of(data, good()), "good base");
   EXPECT_EQ(subject_of(data, "revert:" + culprit() + "@" + bad()), "subject unavailable");
   EXPECT_THAT(data.metrics, ElementsAre("write.iops", "read.iops"));  // the scenario's order
+}
+
+// The bisected metric comes first (it is the path's) whatever the scenario names first now, and
+// when the scenario is gone, which would leave the samples' order (alphabetical).
+TEST_F(StoredSessionTest, TheMetricJudgedByComesFirst) {
+  stepped_.clear();
+  const int64_t judged_by_read =
+      store_session(R"({"judged_by": {"metric": "read.iops", "better": "higher"}})");
+  ReportData data = load_report_data(*store_, judged_by_read);
+  add_scenario_facts(data);
+  EXPECT_THAT(data.metrics, ElementsAre("read.iops", "write.iops"));
+
+  stepped_.clear();
+  const int64_t judged_by_write =
+      store_session(R"({"judged_by": {"metric": "write.iops", "better": "higher"}})");
+  fs::remove(config_);
+  data = load_report_data(*store_, judged_by_write);
+  add_scenario_facts(data);
+  EXPECT_NE(data.subjects_unavailable, "");
+  EXPECT_THAT(data.metrics, ElementsAre("write.iops", "read.iops"));
 }
 
 // A revert-check of several commits: its reverted side is named by every revert, in order.

@@ -13,7 +13,8 @@
 namespace kbisect {
 namespace {
 
-// The scenario's metrics first, in its order; metrics it no longer names after them.
+// The judged metric first, then the scenario's, in its order; metrics it no longer names after
+// them.
 void order_metrics(ReportData& data, const Scenario& scenario) {
   std::vector<std::string> ordered;
   for (const auto& metric : scenario.metrics) {
@@ -25,7 +26,7 @@ void order_metrics(ReportData& data, const Scenario& scenario) {
   for (const auto& key : data.metrics) {
     if (std::find(ordered.begin(), ordered.end(), key) == ordered.end()) ordered.push_back(key);
   }
-  data.metrics = std::move(ordered);
+  data.metrics = judged_first(data, std::move(ordered));
 }
 
 std::vector<std::string> commits_to_name(const ReportData& data) {
