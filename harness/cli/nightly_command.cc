@@ -284,6 +284,15 @@ void abort_dead_nightlies(Store& store, const std::string& scenario) {
   }
 }
 
+// The result of a nightly that stopped on `error`: stored with its session, and the last line
+// of its --json output.
+void mark_stopped(nlohmann::json& report, const Error& error) {
+  const auto* interrupted = dynamic_cast<const Interrupted*>(&error);
+  report["verdict"] = "aborted";
+  report["exit_code"] = interrupted ? 128 + interrupted->signal_number() : 1;
+  report["message"] = error.what();
+}
+
 // Fills `report`, the JSON result, as it goes: a nightly that stops on an error still ends its
 // --json output with it.
 int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
@@ -335,7 +344,7 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
     try {
       return compare_and_bisect(context, repo, baseline, tip, nightly_id, report);
     } catch (const Error& error) {  // Interrupted too: this nightly did not finish
-      report["message"] = error.what();
+      mark_stopped(report, error);
       context.store.finish_session(nightly_id, SessionStatus::kAborted, json_text(report));
       throw;
     }
@@ -358,20 +367,13 @@ nlohmann::json empty_result() {
           {"report", nullptr}};
 }
 
-void mark_stopped(nlohmann::json& report, const std::string& message, int exit_code) {
-  report["verdict"] = "aborted";
-  report["exit_code"] = exit_code;
-  report["message"] = message;
-}
-
 int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
   nlohmann::json report = empty_result();
   try {
     return run_nightly(globals, options, report);
   } catch (const Error& error) {
     if (globals.json) {
-      const auto* interrupted = dynamic_cast<const Interrupted*>(&error);
-      mark_stopped(report, error.what(), interrupted ? 128 + interrupted->signal_number() : 1);
+      mark_stopped(report, error);
       fmt::print("{}\n", json_text(report));
     }
     throw;
@@ -382,7 +384,7 @@ int nightly(const GlobalOptions& globals, const NightlyOptions& options) {
 
 nlohmann::json nightly_stopped_result(const std::string& message) {
   nlohmann::json report = empty_result();
-  mark_stopped(report, message, 1);
+  mark_stopped(report, Error(message));
   return report;
 }
 

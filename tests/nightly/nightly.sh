@@ -245,6 +245,10 @@ stopped=$(sqlite3 "$ctrlc_db" "select id from sessions where kind = 'bisect' and
 tail -n 1 "$work/ctrlc.out" |
   grep -q "\"bisect\":{\"confirmed\":false,\"culprit\":null,\"message\":\"interrupted by SIGINT; everything started was stopped\",\"samples\":[1-9][0-9]*,\"session\":$stopped,.*\"bisect_session\":$stopped," ||
   fail "--json after Ctrl-C mid-bisection ends with: $(tail -n 1 "$work/ctrlc.out")"
+[[ $(sqlite3 "$ctrlc_db" "select status || ' ' || json_extract(result, '$.verdict') || ' ' ||
+                            json_extract(result, '$.exit_code') from sessions
+                          where kind = 'nightly'") == "aborted aborted 130" ]] ||
+  fail "the stopped nightly's stored result: $(sqlite3 "$ctrlc_db" "select result from sessions where kind = 'nightly'")"
 set +e
 "$kbisect" --db "$ctrlc_db" --json nightly -c "$work/sim-nightly.yaml" >"$work/out" 2>"$work/err"
 status=$?
