@@ -103,6 +103,11 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   }
   Store store = Store::for_reading(existing_database_path(globals));
   auto session = store.session(session_id);
+  if (const auto bisection = session ? nightly_bisection(*session) : std::nullopt) {
+    fmt::print("# nightly {}: its bisection, session {}\n", session_id, *bisection);
+    session_id = *bisection;
+    session = store.session(session_id);
+  }
   if (!session || session->kind != SessionKind::kBisect) {
     fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", session_id,
          store.path().string());

@@ -42,16 +42,13 @@ int64_t session_id(Store& store, const std::string& text) {
 // session's, after a line of what the nightly decided. Returns the session to report.
 int64_t reported_session(Store& store, int64_t id) {
   std::optional<SessionRecord> session = store.session(id);
-  if (!session || session->kind != SessionKind::kNightly) return id;
-  const auto result = nlohmann::json::parse(session->result_json, nullptr, false);
-  if (!result.is_object() || !result.value("bisect_session", nlohmann::json()).is_number()) {
-    return id;
-  }
-  const int64_t bisection = result["bisect_session"].get<int64_t>();
+  const std::optional<int64_t> bisection = session ? nightly_bisection(*session) : std::nullopt;
+  if (!bisection) return id;
+  const auto result = nlohmann::json::parse(session->result_json);
   fmt::print("nightly {}: {}: tip {} of {} against baseline {}; its bisection, session {}:\n\n", id,
              result.value("verdict", "?"), result.value("tip", "?"), result.value("branch", "?"),
-             result.value("baseline", "?"), bisection);
-  return bisection;
+             result.value("baseline", "?"), *bisection);
+  return *bisection;
 }
 
 int report(const GlobalOptions& globals, const ReportOptions& options) {

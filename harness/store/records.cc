@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "common/error.h"
@@ -76,6 +77,15 @@ std::string skip_reason(const std::vector<VerdictRecord>& verdicts, std::string_
     return v.commit == commit && v.verdict == Verdict::kSkip;
   });
   return skip != verdicts.rend() && !skip->detail.empty() ? skip->detail : "no reason stored";
+}
+
+std::optional<int64_t> nightly_bisection(const SessionRecord& session) {
+  if (session.kind != SessionKind::kNightly) return std::nullopt;
+  const auto result = nlohmann::json::parse(session.result_json, nullptr, false);
+  if (!result.is_object()) return std::nullopt;
+  const auto bisection = result.find("bisect_session");
+  if (bisection == result.end() || !bisection->is_number_integer()) return std::nullopt;
+  return bisection->get<int64_t>();
 }
 
 std::vector<std::string> tested_merge_bases(const SessionRecord& session,

@@ -202,6 +202,10 @@ Verdict parse_verdict(std::string_view text);
 // reason stored" when it has none.
 std::string skip_reason(const std::vector<VerdictRecord>& verdicts, std::string_view commit);
 
+// The bisect session a nightly session ran (its result's bisect_session); nullopt for other
+// sessions and for a nightly that did not get to bisect.
+std::optional<int64_t> nightly_bisection(const SessionRecord& session);
+
 // The merge bases a session's search tested first, in the order it judged them. A good commit
 // bad does not descend from makes the search test their merge base, as git does; such a commit
 // is neither a candidate nor an endpoint, yet it has search verdicts.

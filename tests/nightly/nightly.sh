@@ -140,6 +140,9 @@ nightly_session=$(query "select id from sessions where kind = 'nightly' order by
 head -n 1 "$work/report.out" | grep -qx "nightly $nightly_session: regression-bisected: tip $tip40 of master against baseline $tip10; its bisection, session $session:" &&
   grep -q "^commit: *$planted (change 27)" "$work/report.out" ||
   fail "the nightly's report: $(head -n 5 "$work/report.out")"
+# Its log is its bisection's too.
+[[ $("$kbisect" --db "$db" log "$nightly_session") == "# nightly $nightly_session: its bisection, session $session"$'\n'"$("$kbisect" --db "$db" log "$session")" ]] ||
+  fail "the nightly's log: $("$kbisect" --db "$db" log "$nightly_session" 2>&1 | head -n 3)"
 
 # 3. A second nightly while the first holds the lock refuses to start.
 touch "$work/hold"
