@@ -175,6 +175,16 @@ std::optional<std::string> single_word(std::string_view text) {
        named_query_list());
 }
 
+// Whether `text`, what follows a statement, holds another one: comments and semicolons do not.
+bool holds_a_statement(sqlite3* db, std::string_view text) {
+  if (text.find_first_not_of(" \t\r\n;") == std::string_view::npos) return false;
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  const int rc = sqlite3_prepare_v2(db, text.data(), static_cast<int>(text.size()), &raw, &tail);
+  Unique<sqlite3_stmt, sqlite3_finalize> statement(raw);
+  return rc != SQLITE_OK || statement != nullptr || tail != text.data() + text.size();
+}
+
 ResultSet run_guarded(sqlite3* db, std::string_view sql,
                       const std::vector<std::string>& parameters) {
   Guard guard;
@@ -189,8 +199,7 @@ ResultSet run_guarded(sqlite3* db, std::string_view sql,
     fail("kbisect query: {}", sqlite3_errmsg(db));
   }
   if (statement == nullptr) fail("kbisect query: no SQL statement given");
-  std::string_view rest(tail, sql.data() + sql.size() - tail);
-  if (rest.find_first_not_of(" \t\r\n;") != std::string_view::npos) {
+  if (holds_a_statement(db, std::string_view(tail, sql.data() + sql.size() - tail))) {
     fail("kbisect query runs one statement at a time; split '{}' into separate calls", sql);
   }
   // Catches what has no authorizer action, such as VACUUM INTO.

@@ -221,6 +221,12 @@ TEST_F(QueryTest, WritesAreRefused) {
   EXPECT_THAT(error_of(vacuum_into), StartsWith("kbisect query is read-only: "));
   EXPECT_FALSE(fs::exists(dir_ / "copy.db"));
   EXPECT_THAT(error_of("SELECT 1; DELETE FROM samples"), HasSubstr("runs one statement at a time"));
+  EXPECT_THAT(error_of("SELECT 1; /* c */ SELECT 2"), HasSubstr("runs one statement at a time"));
+  // What follows the statement may be comments.
+  for (const char* sql : {"SELECT 7 AS n; -- how many", "SELECT 7 AS n; /* done */ ;",
+                          "SELECT 7 AS n -- how many\n;"}) {
+    EXPECT_THAT(query(sql, QueryFormat::kCsv), HasSubstr("\r\n7\r\n")) << sql;
+  }
 
   // Nothing changed.
   EXPECT_THAT(query("SELECT COUNT(*) AS n FROM samples", QueryFormat::kCsv),
