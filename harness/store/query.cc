@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/json_text.h"
 #include "kdio/spelling.h"
+#include "store/schema.h"
 #include "store/sqlite.h"
 
 namespace kbisect {
@@ -369,24 +370,6 @@ std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_quer
   return std::nullopt;
 }
 
-// SQLite alone says "file is not a database" or "no such table: sessions", naming neither the
-// file nor what was expected of it.
-void check_results_database(sqlite3* db, const std::filesystem::path& path) {
-  std::string why = "it has no sessions, samples and sample_metrics tables";
-  try {
-    Statement tables(db,
-                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
-                     "IN ('sessions', 'samples', 'sample_metrics')");
-    if (tables.step() && tables.int64(0) == 3) return;
-  } catch (const Error&) {
-    why = sqlite3_errmsg(db);
-  }
-  fail(
-      "{} is not a kbisect results database ({}); pass --db with the database kbisect run or "
-      "bisect wrote (results/kbisect.db unless the config's database: names another)",
-      path.string(), why);
-}
-
 }  // namespace
 
 QueryFormat parse_query_format(std::string_view text) {
@@ -402,6 +385,13 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
   check_results_database(db.get(), db_path);
   ResultSet result;
   if (auto named = named_query(sql_or_name)) {
+    if (const int version = database_version(db.get()); version != schema_version()) {
+      fail(
+          "{} has schema version {} and the named queries read version {}: `kbisect report` "
+          "or `log` on it brings it up to date (where you may write it); or query its tables "
+          "with SQL",
+          db_path.string(), version, schema_version());
+    }
     const auto& [query, arguments] = *named;
     if (!arguments.empty()) check_argument_matches(db.get(), *query, arguments.front());
     result = run_guarded(db.get(), query->sql, arguments);

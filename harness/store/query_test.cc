@@ -279,6 +279,20 @@ TEST_F(QueryTest, AFileThatIsNoResultsDatabaseIsNamed) {
   EXPECT_THAT(error_with(other), HasSubstr(" is not a kbisect results database"));
 }
 
+// The named queries read this kbisect's tables; SQL reads whatever the database has.
+TEST_F(QueryTest, NamedQueriesOnAnOlderDatabaseSayHowToBringItUpToDate) {
+  {
+    Database db = open_read_write(db_);
+    execute(db.get(), fmt::format("PRAGMA user_version = {}", schema_version() - 1).c_str());
+  }
+  EXPECT_THAT(error_of("sessions"),
+              HasSubstr(fmt::format("has schema version {} and the named queries read version {}: "
+                                    "`kbisect report` or `log` on it brings it up to date",
+                                    schema_version() - 1, schema_version())));
+  EXPECT_THAT(query("SELECT count(*) AS n FROM sessions", QueryFormat::kCsv),
+              HasSubstr("\r\n1\r\n"));
+}
+
 TEST_F(QueryTest, OtherErrorsAreClear) {
   EXPECT_THAT(error_of("SELECT nope FROM samples"),
               HasSubstr("kbisect query: no such column: nope"));

@@ -216,4 +216,20 @@ void migrate(sqlite3* db) {
   }
 }
 
+void check_results_database(sqlite3* db, const std::filesystem::path& path) {
+  std::string why = "it has no sessions, samples and sample_metrics tables";
+  try {
+    Statement tables(db,
+                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
+                     "IN ('sessions', 'samples', 'sample_metrics')");
+    if (tables.step() && tables.int64(0) == 3) return;
+  } catch (const Error&) {
+    why = sqlite3_errmsg(db);
+  }
+  fail(
+      "{} is not a kbisect results database ({}); pass --db with the database kbisect run or "
+      "bisect wrote (results/kbisect.db unless the config's database: names another)",
+      path.string(), why);
+}
+
 }  // namespace kbisect

@@ -4,6 +4,8 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
+
 namespace kbisect {
 
 // The schema version this build of kbisect writes.
@@ -16,5 +18,10 @@ void migrate(sqlite3* db);
 
 // The database's current user_version.
 int database_version(sqlite3* db);
+
+// Fails, saying what to pass instead, unless `db` (opened from `path`) holds kbisect's tables:
+// SQLite alone says "file is not a database" or "no such table: sessions", naming neither the
+// file nor what was expected of it.
+void check_results_database(sqlite3* db, const std::filesystem::path& path);
 
 }  // namespace kbisect

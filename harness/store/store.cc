@@ -143,19 +143,21 @@ Store::Store(std::filesystem::path path, Database db)
     : path_(std::move(path)), db_(std::move(db)) {}
 
 Store Store::for_reading(const std::filesystem::path& path) {
+  Database db = open_read_only(path);
+  // Checked before anything could write: an empty file or another program's is left as it is.
+  check_results_database(db.get(), path);
+  const int version = database_version(db.get());
+  if (version == schema_version()) return Store(path, std::move(db));
   const std::filesystem::path directory = std::filesystem::absolute(path).parent_path();
   if (::access(path.c_str(), W_OK) == 0 && ::access(directory.c_str(), W_OK) == 0) {
-    return Store(path);
+    db.reset();
+    return Store(path);  // brings an older database up to date
   }
-  Database db = open_read_only(path);
-  if (const int version = database_version(db.get()); version != schema_version()) {
-    fail(
-        "database {} has schema version {} and this kbisect reads {}; it cannot bring it up to "
-        "date without write access: ask its owner to run any kbisect command on it, or use the "
-        "kbisect that wrote it",
-        path.string(), version, schema_version());
-  }
-  return Store(path, std::move(db));
+  fail(
+      "database {} has schema version {} and this kbisect reads {}; it cannot bring it up to "
+      "date without write access: ask its owner to run any kbisect command on it, or use the "
+      "kbisect that wrote it",
+      path.string(), version, schema_version());
 }
 
 int64_t Store::insert_build(const BuildRecord& build) {

@@ -20,9 +20,9 @@ class Store {
   // Opens (creating the file and its directory) and migrates to the current schema.
   explicit Store(const std::filesystem::path& path);
 
-  // For commands that only read (report, log): as Store(path) where this user may write the
-  // database, else read-only as it is (another account's nightly database), which must then
-  // be of this kbisect's schema.
+  // For commands that only read (report, log): read-only, after checking that the file is a
+  // kbisect results database. One of an older schema is brought up to date first where this
+  // user may write it (else it is refused, as one of a newer schema is).
   static Store for_reading(const std::filesystem::path& path);
 
   const std::filesystem::path& path() const { return path_; }

@@ -717,5 +717,19 @@ TEST_F(StoreTest, ADatabaseInADirectoryThisUserCannotWriteIsRead) {
   EXPECT_FALSE(fs::exists(db_path_.string() + "-shm"));
 }
 
+// report and log read: an empty file (or another program's) given to --db stays as it is.
+TEST_F(StoreTest, ReadingRefusesAFileThatIsNoResultsDatabaseAndLeavesIt) {
+  const fs::path empty = dir_ / "empty.db";
+  write_file(empty, "");
+  try {
+    Store::for_reading(empty);
+    ADD_FAILURE() << "an empty file was read as a database";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr(" is not a kbisect results database"));
+  }
+  EXPECT_EQ(fs::file_size(empty), 0u);
+  EXPECT_FALSE(fs::exists(empty.string() + "-wal"));
+}
+
 }  // namespace
 }  // namespace kbisect
