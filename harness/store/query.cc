@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/json_text.h"
+#include "common/printable.h"
 #include "kdio/spelling.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
@@ -237,30 +238,41 @@ ResultSet run_guarded(sqlite3* db, std::string_view sql,
 
 // A table is read by a person: six significant digits of a p-value or a mean are plenty (csv
 // and json keep every digit).
+// A cell for the terminal: one line, without control characters (what the database holds came
+// from commit subjects and guests too).
 std::string table_text(const Cell& cell) {
-  return cell.type == SQLITE_FLOAT ? fmt::format("{:.6g}", cell.real) : cell.text;
+  return cell.type == SQLITE_FLOAT ? fmt::format("{:.6g}", cell.real) : printable_line(cell.text);
+}
+
+// Columns on a terminal, counted in characters: UTF-8 continuation bytes take no column.
+size_t columns_of(std::string_view text) {
+  return static_cast<size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
 void print_table(const ResultSet& result, std::ostream& out) {
   std::vector<size_t> widths;
-  for (const std::string& column : result.columns) widths.push_back(column.size());
+  for (const std::string& column : result.columns) {
+    widths.push_back(columns_of(printable_line(column)));
+  }
   for (const auto& row : result.rows) {
     for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], table_text(row[c]).size());
+      widths[c] = std::max(widths[c], columns_of(table_text(row[c])));
     }
   }
   auto print_row = [&](auto cell_text, auto right_aligned) {
     std::string line;
     for (size_t c = 0; c < widths.size(); ++c) {
       std::string text = cell_text(c);
-      std::string pad(widths[c] - text.size(), ' ');
+      std::string pad(widths[c] - columns_of(text), ' ');
       bool last = c + 1 == widths.size();
       line += right_aligned(c) ? pad + text : text + (last ? "" : pad);
       if (!last) line += "  ";
     }
     out << line << "\n";
   };
-  print_row([&](size_t c) { return result.columns[c]; }, [](size_t) { return false; });
+  print_row([&](size_t c) { return printable_line(result.columns[c]); },
+            [](size_t) { return false; });
   print_row([&](size_t c) { return std::string(widths[c], '-'); }, [](size_t) { return false; });
   for (const auto& row : result.rows) {
     print_row(

@@ -89,6 +89,18 @@ TEST_F(QueryTest, SqlAsTable) {
             "(2 rows)\n");
 }
 
+// A table is for a terminal: a cell is one line without control characters, and its width is
+// counted in characters, not bytes.
+TEST_F(QueryTest, TableCellsAreOneLineAndAlignedByCharacter) {
+  EXPECT_EQ(query("SELECT 'caf\xc3\xa9' AS s, 1 AS n UNION ALL SELECT 'a\nb' || char(27) || "
+                  "'[31m', 22 ORDER BY n"),
+            "s         n\n"
+            "--------  --\n"
+            "caf\xc3\xa9       1\n"
+            "a?b?[31m  22\n"
+            "(2 rows)\n");
+}
+
 TEST_F(QueryTest, TableRoundsRealsCsvAndJsonKeepEveryDigit) {
   const std::string sql = "SELECT 0.00216450216450216 AS p, 9890.2976197598 AS v, 0.1 + 0.2 AS s";
   EXPECT_EQ(query(sql),
