@@ -135,10 +135,12 @@ std::optional<VerdictRecord> last_search_verdict(const ReportData& data,
 }
 
 std::string verdict_of(const ReportData& data, const std::string& commit) {
+  auto verdict = last_search_verdict(data, commit);
+  // An endpoint is good or bad by what it was asked as, unless it could not be measured.
+  if (verdict && verdict->verdict == Verdict::kSkip) return "skip";
   const auto& goods = data.session.good_commits;
   if (std::find(goods.begin(), goods.end(), commit) != goods.end()) return "good";
   if (commit == data.session.bad_commit) return "bad";
-  auto verdict = last_search_verdict(data, commit);
   return verdict ? std::string(verdict_text(verdict->verdict)) : "";
 }
 

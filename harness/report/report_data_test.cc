@@ -164,6 +164,10 @@ TEST_F(StoredSessionTest, VerdictsAndValuesPerCommit) {
   EXPECT_THAT(values_of(data, "f00d", "read.iops"), ElementsAre(100));  // same image as good
   EXPECT_TRUE(values_of(data, culprit(), "read.iops", std::string("nolock")).empty());
   EXPECT_TRUE(values_of(data, culprit(), "no.such.metric").empty());
+
+  // An endpoint that could not be measured (the session then stops) is no bad commit.
+  verdict(session_id_, bad(), Verdict::kSkip, "search");
+  EXPECT_EQ(verdict_of(load_report_data(*store_, session_id_), bad()), "skip");
 }
 
 TEST_F(StoredSessionTest, ScenarioFactsNameSubjectsAndOrderMetrics) {
