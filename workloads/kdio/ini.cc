@@ -16,7 +16,7 @@ constexpr int kMaxIncludeDepth = 16;
 }
 
 bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+  return kBlanks.find(c) != std::string_view::npos;
 }
 
 std::string_view trim(std::string_view text) {

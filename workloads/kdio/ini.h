@@ -14,6 +14,9 @@ namespace kdio {
 
 using Environment = std::map<std::string, std::string, std::less<>>;
 
+// What fio's isspace() takes for a blank, around keys, values and per-direction parts.
+inline constexpr std::string_view kBlanks = " \t\r\f\v";
+
 // Returns the text of a file, or throws JobError saying why it cannot be read.
 using FileReader = std::function<std::string(const std::string& path)>;
 

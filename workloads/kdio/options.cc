@@ -42,9 +42,6 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
-// fio's blanks are isspace(): the ini reader's, so \r \f \v count as a space does.
-constexpr std::string_view kBlanks = " \t\r\f\v";
-
 // A blank by name: the message about it must show what the job file does not.
 std::string_view blank_name(char blank) {
   switch (blank) {
