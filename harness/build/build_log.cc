@@ -19,10 +19,6 @@ bool is_error_line(std::string_view line) {
           line.find("Error") != std::string_view::npos);
 }
 
-bool is_utf8_continuation(char c) {
-  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-}
-
 std::string one_line_reason(std::string_view line) {
   size_t cut = std::min(line.size(), kMaxReasonBytes);
   while (cut > 0 && cut < line.size() && is_utf8_continuation(line[cut])) --cut;

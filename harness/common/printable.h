@@ -12,4 +12,10 @@ namespace kbisect {
 // the terminal, end a comment line or reorder what is shown. Other UTF-8 is kept.
 std::string printable_line(std::string_view text);
 
+// A byte inside a UTF-8 character, after its first: text is cut before one, and it takes no
+// column on a terminal.
+inline bool is_utf8_continuation(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
 }  // namespace kbisect

@@ -236,10 +236,9 @@ ResultSet run_guarded(sqlite3* db, std::string_view sql,
   return result;
 }
 
-// A table is read by a person: six significant digits of a p-value or a mean are plenty (csv
-// and json keep every digit).
-// A cell for the terminal: one line, without control characters (what the database holds came
-// from commit subjects and guests too).
+// A table is read by a person on a terminal: six significant digits of a p-value or a mean are
+// plenty (csv and json keep every digit), and a cell is one line without control characters
+// (what the database holds came from commit subjects and guests too).
 std::string table_text(const Cell& cell) {
   return cell.type == SQLITE_FLOAT ? fmt::format("{:.6g}", cell.real) : printable_line(cell.text);
 }
@@ -247,13 +246,15 @@ std::string table_text(const Cell& cell) {
 // Columns on a terminal, counted in characters: UTF-8 continuation bytes take no column.
 size_t columns_of(std::string_view text) {
   return static_cast<size_t>(
-      std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+      std::count_if(text.begin(), text.end(), [](char c) { return !is_utf8_continuation(c); }));
 }
 
 void print_table(const ResultSet& result, std::ostream& out) {
+  std::vector<std::string> headers;
   std::vector<size_t> widths;
   for (const std::string& column : result.columns) {
-    widths.push_back(columns_of(printable_line(column)));
+    headers.push_back(printable_line(column));
+    widths.push_back(columns_of(headers.back()));
   }
   for (const auto& row : result.rows) {
     for (size_t c = 0; c < row.size(); ++c) {
@@ -271,8 +272,7 @@ void print_table(const ResultSet& result, std::ostream& out) {
     }
     out << line << "\n";
   };
-  print_row([&](size_t c) { return printable_line(result.columns[c]); },
-            [](size_t) { return false; });
+  print_row([&](size_t c) { return headers[c]; }, [](size_t) { return false; });
   print_row([&](size_t c) { return std::string(widths[c], '-'); }, [](size_t) { return false; });
   for (const auto& row : result.rows) {
     print_row(
