@@ -155,8 +155,9 @@ struct MeasureSetup {
   const Variant* variant = nullptr;  // real kernels: the workload variant (nullptr: the default)
 };
 
-MeasureSetup measure_setup(const Scenario& scenario, const BisectRequest& request,
+MeasureSetup measure_setup(CommandContext& context, const BisectRequest& request,
                            const Candidates& candidates) {
+  const Scenario& scenario = context.scenario;
   MeasureSetup setup;
   if (scenario.vm.runner == RunnerKind::kSim) {
     if (!request.variant.empty()) {
@@ -167,7 +168,7 @@ MeasureSetup measure_setup(const Scenario& scenario, const BisectRequest& reques
     }
     setup.model.emplace(candidates.graph, candidates.goods.front(), scenario.sim);
   } else {
-    setup.variant = find_variant(scenario, request.variant);
+    setup.variant = context.variant(request.variant);
   }
   return setup;
 }
@@ -270,7 +271,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo, const Bise
     fail("give --good REF and --bad REF, or --resume N");
   }
   Candidates candidates = find_candidates(repo, {asked.bad, asked.goods, asked.paths});
-  MeasureSetup setup = measure_setup(scenario, asked, candidates);
+  MeasureSetup setup = measure_setup(context, asked, candidates);
   BisectRun run;
   std::optional<StoreLock> lock;
   {

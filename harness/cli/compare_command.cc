@@ -16,7 +16,7 @@ struct CompareOptions {
   int samples = 0;
 };
 
-AbSide side_of(const std::string& text, const Scenario& scenario, Repository& repo) {
+AbSide side_of(const std::string& text, CommandContext& context, Repository& repo) {
   AbSide side;
   side.label = text;
   auto at = text.rfind('@');
@@ -24,7 +24,7 @@ AbSide side_of(const std::string& text, const Scenario& scenario, Repository& re
   // braces after a ref names a variant.
   bool has_variant = at != std::string::npos && at > 0 && text.find('{', at) == std::string::npos;
   side.commit = repo.resolve(has_variant ? text.substr(0, at) : text);
-  side.variant = has_variant ? find_variant(scenario, text.substr(at + 1)) : nullptr;
+  side.variant = context.variant(has_variant ? text.substr(at + 1) : "");
   return side;
 }
 
@@ -32,8 +32,8 @@ int compare(const GlobalOptions& globals, const CompareOptions& options) {
   CommandContext context(globals, options.config);
   CommitMeasurer measurer(context.scenario, context.store, context.events,
                           context.scenario.workdir);
-  AbSide a = side_of(options.a, context.scenario, measurer.repository());
-  AbSide b = side_of(options.b, context.scenario, measurer.repository());
+  AbSide a = side_of(options.a, context, measurer.repository());
+  AbSide b = side_of(options.b, context, measurer.repository());
   int samples = options.samples > 0 ? options.samples : context.scenario.samples;
   return compare_sides(context, measurer, SessionKind::kCompare, {{a, b}}, samples);
 }
@@ -62,7 +62,7 @@ int revert_check(const GlobalOptions& globals, const CompareOptions& options) {
                     commit.substr(0, 12), repo.commit_info(commit).subject, options.base));
   }
   std::vector<AbPair> pairs;
-  for (const Variant* variant : select_variants(context.scenario, options.variants)) {
+  for (const Variant* variant : context.variants(options.variants)) {
     pairs.push_back({{options.base, base, variant}, {label, reverted.commit_id, variant}});
   }
   int samples = options.samples > 0 ? options.samples : context.scenario.samples;

@@ -1,6 +1,7 @@
 #include "cli/context.h"
 
 #include "config/config.h"
+#include "config/variant_selection.h"
 #include "pipeline/job_check.h"
 
 namespace kbisect {
@@ -30,7 +31,32 @@ CommandContext::CommandContext(const GlobalOptions& globals,
       store(scenario.database) {
   // Before anything is built: kdio would refuse these job files in every guest.
   if (scenario.vm.runner == RunnerKind::kSim) return;
-  for (const std::string& warning : check_job_files(scenario)) events.note("warning", warning);
+  warn_once(check_job_files(scenario));
+  default_checked_ = scenario.workload.variants.empty();
+}
+
+void CommandContext::warn_once(const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    if (warned_.insert(warning).second) events.note("warning", warning);
+  }
+}
+
+const Variant* CommandContext::variant(const std::string& name) {
+  const Variant* chosen = find_variant(scenario, name);
+  if (!chosen) check_default_workload();
+  return chosen;
+}
+
+std::vector<const Variant*> CommandContext::variants(const std::vector<std::string>& names) {
+  std::vector<const Variant*> chosen = select_variants(scenario, names);
+  if (names.empty()) check_default_workload();
+  return chosen;
+}
+
+void CommandContext::check_default_workload() {
+  if (default_checked_ || scenario.vm.runner == RunnerKind::kSim) return;
+  default_checked_ = true;
+  warn_once(check_job_files(scenario, {nullptr}));
 }
 
 }  // namespace kbisect

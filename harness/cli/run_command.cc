@@ -81,7 +81,7 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
   CommandContext context(globals, options.config);
   const Scenario& scenario = context.scenario;
   std::vector<VariantRuns> runs;
-  for (const Variant* variant : select_variants(scenario, options.variants)) {
+  for (const Variant* variant : context.variants(options.variants)) {
     runs.push_back({variant, {}});
   }
   if (options.git_bisect_run && runs.size() > 1) {

@@ -50,7 +50,7 @@ void check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
       continue;
     }
     fail("{}: metric {}: no job named '{}' in the job files{} (jobs: {}); fix job: in the config",
-         scenario.source_file.string(), metric_key(metric), metric.job, in_variant(variant),
+         metric.job_place, metric_key(metric), metric.job, in_variant(variant),
          fmt::join(names, ", "));
   }
 }
@@ -98,10 +98,8 @@ std::string only_in(const std::vector<std::string>& names, size_t variants) {
 
 }  // namespace
 
-std::vector<std::string> check_job_files(const Scenario& scenario) {
-  std::vector<const Variant*> variants;
-  for (const Variant& variant : scenario.workload.variants) variants.push_back(&variant);
-  if (variants.empty()) variants.push_back(nullptr);
+std::vector<std::string> check_job_files(const Scenario& scenario,
+                                         const std::vector<const Variant*>& variants) {
   // Each warning once, in the order first given, with the variants that give it.
   std::vector<std::pair<std::string, std::vector<std::string>>> given;
   for (const Variant* variant : variants) {
@@ -119,6 +117,13 @@ std::vector<std::string> check_job_files(const Scenario& scenario) {
     warnings.push_back(without_label(warning) + only_in(names, variants.size()));
   }
   return warnings;
+}
+
+std::vector<std::string> check_job_files(const Scenario& scenario) {
+  std::vector<const Variant*> variants;
+  for (const Variant& variant : scenario.workload.variants) variants.push_back(&variant);
+  if (variants.empty()) variants.push_back(nullptr);
+  return check_job_files(scenario, variants);
 }
 
 }  // namespace kbisect

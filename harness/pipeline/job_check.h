@@ -10,9 +10,15 @@
 
 namespace kbisect {
 
-// Parses the job files of every variant with the environment kdio gets in the guest; throws
-// Error naming the job file and line (and the variant). Returns kdio's warnings, each once as
-// "FILE:LINE: MESSAGE", naming the variants that give it unless all do.
+// Parses the job files of each of `variants` (nullptr: the default workload) with the
+// environment kdio gets in the guest; throws Error naming the job file and line (and the
+// variant). Returns kdio's warnings, each once as "FILE:LINE: MESSAGE", naming the variants that
+// give it unless all do.
+std::vector<std::string> check_job_files(const Scenario& scenario,
+                                         const std::vector<const Variant*>& variants);
+
+// The same for every variant the scenario declares, or for its default workload if it declares
+// none.
 std::vector<std::string> check_job_files(const Scenario& scenario);
 
 }  // namespace kbisect

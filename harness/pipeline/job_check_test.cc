@@ -97,19 +97,20 @@ TEST_F(JobCheck, AMetricsJobMustBeOneThatKdioReports) {
   EXPECT_NO_THROW(check_job_files(scenario));
 
   // group_reporting reports `second` within `first`'s entry, under `first`'s name.
-  scenario.metrics.push_back({"read.iops", "second", Better::kHigher});
-  EXPECT_EQ(error_of(scenario), (dir_.path() / "scenario.yaml").string() +
-                                    ": metric second:read.iops: no job named 'second' in the job "
-                                    "files (jobs: first, other); fix job: in the config");
+  scenario.metrics.push_back(
+      {"read.iops", "second", Better::kHigher, "scenario.yaml:9:10: metrics[2].job"});
+  EXPECT_EQ(error_of(scenario),
+            "scenario.yaml:9:10: metrics[2].job: metric second:read.iops: no job named 'second' "
+            "in the job files (jobs: first, other); fix job: in the config");
 }
 
 // As fio: `c` has group_reporting and joins the entry of `b`, which has none.
 TEST_F(JobCheck, AGroupReportingJobIsReportedWithTheJobBeforeIt) {
   Scenario scenario = scenario_with("[global]\nrw=read\nsize=1m\n[b]\n[c]\ngroup_reporting\n");
-  scenario.metrics = {{"read.iops", "c", Better::kHigher}};
-  EXPECT_EQ(error_of(scenario), (dir_.path() / "scenario.yaml").string() +
-                                    ": metric c:read.iops: no job named 'c' in the job files "
-                                    "(jobs: b); fix job: in the config");
+  scenario.metrics = {{"read.iops", "c", Better::kHigher, "scenario.yaml:5:10: metrics[0].job"}};
+  EXPECT_EQ(error_of(scenario),
+            "scenario.yaml:5:10: metrics[0].job: metric c:read.iops: no job named 'c' in the job "
+            "files (jobs: b); fix job: in the config");
 }
 
 TEST_F(JobCheck, WarningsAreReturnedOnceNamingTheVariantsThatGiveThem) {

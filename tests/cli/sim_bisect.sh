@@ -445,6 +445,27 @@ printf 'device: {kind: nvme-passthrough, pci: "0000:99:00.0"}\n' >>"$work/no-dev
   fail "run with no such PCI device ran"
 grep -q "^kbisect: error: no PCI device 0000:99:00.0 on this host" "$work/device.err" ||
   fail "run with no such PCI device: $(cat "$work/device.err")"
+# The default workload (no --variant, no @VARIANT) of a scenario with variants has its job files
+# checked too, once a command chooses it: here only the variant sets SIZE. Naming the variant
+# gets past the check (to the checkout, which fails: this repository is no kernel tree).
+printf '[read]\nrw=randread\nsize=${SIZE}\n' >"$work/sized.fio"
+sed -e 's/^name: no-variant/name: default-unset/' \
+  -e 's/jobs: \[read.fio\]}/jobs: [sized.fio], variants: [{name: short, vars: {SIZE: 16m}}]}/' \
+  "$work/no-variant.yaml" >"$work/default-unset.yaml"
+sessions=$(sqlite3 "$db" "select count(*) from sessions")
+for command in "run --commit $bad" "compare --a $good@short --b $bad" \
+  "bisect --good $good --bad $bad"; do
+  # shellcheck disable=SC2086 # $command is the word list it reads as
+  "$kbisect" --db "$db" $command -c "$work/default-unset.yaml" 2>"$work/unset.err" &&
+    fail "$command with SIZE unset ran"
+  grep -q "^kbisect: error: $work/sized.fio:3: \${SIZE} is not set; give it under workload.vars" \
+    "$work/unset.err" || fail "$command with SIZE unset: $(cat "$work/unset.err")"
+done
+[[ $(sqlite3 "$db" "select count(*) from sessions") == "$sessions" ]] ||
+  fail "a command whose default workload does not parse stored a session"
+"$kbisect" --db "$db" run -c "$work/default-unset.yaml" --commit "$bad" --variant short \
+  2>"$work/short.err" && fail "run on a repository that is no kernel tree ran"
+if grep -q "is not set" "$work/short.err"; then fail "--variant short: $(cat "$work/short.err")"; fi
 # A workdir that cannot be made stops a comparison before it stores anything; one that fails
 # half-way (here: its work tree cannot be made, a file is in the way) ends its session as
 # aborted with the reason; it is not left running.
