@@ -215,8 +215,13 @@ class Builder {
         state.filenames.empty() ? static_cast<uint64_t>(state.nrfiles) : state.filenames.size();
     if (state.filesize != 0) {
       job.file_size = state.filesize;
-      // As in fio: size stays the amount of I/O, filesize only sizes the files.
-      if (state.size != 0 && job.io_size == 0) job.io_size = state.size;
+      // As in fio: size stays the amount of I/O, filesize only sizes the files; but no more
+      // than the files hold (fio's setup_files() cuts size to their total).
+      if (state.size != 0 && job.io_size == 0) {
+        job.io_size = state.filesize > UINT64_MAX / files
+                          ? state.size
+                          : std::min(state.size, files * state.filesize);
+      }
     } else {
       job.file_size = state.size / files;
     }

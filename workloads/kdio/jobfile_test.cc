@@ -143,6 +143,17 @@ TEST(JobFile, SizeWithFilesizeIsTheAmountOfIo) {
   EXPECT_EQ(parse("[j]\nfilesize=1m\n").jobs[0].io_size, 0u);  // the files' bytes
 }
 
+// fio cuts size to the bytes of the job's files: 128k over two files of 32k reads 64k there.
+// io_size is not cut.
+TEST(JobFile, SizeWithFilesizeIsAtMostTheFiles) {
+  EXPECT_EQ(parse("[j]\nnrfiles=2\nfilesize=32k\nsize=128k\n").jobs[0].io_size, 64u << 10);
+  EXPECT_EQ(parse("[j]\nfilesize=32k\nsize=128k\n").jobs[0].io_size, 32u << 10);
+  EXPECT_EQ(parse("[j]\nfilename=a:b:c\nfilesize=32k\nsize=128k\n").jobs[0].io_size, 96u << 10);
+  EXPECT_EQ(parse("[j]\nnrfiles=2\nfilesize=32k\nsize=40k\n").jobs[0].io_size, 40u << 10);
+  EXPECT_EQ(parse("[j]\nnrfiles=2\nfilesize=32k\nsize=128k\nio_size=128k\n").jobs[0].io_size,
+            128u << 10);
+}
+
 TEST(JobFile, GroupsFollowStonewallAndNewGroup) {
   const JobFile file = parse(
       "[global]\nsize=1m\n"
