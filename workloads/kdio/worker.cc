@@ -351,7 +351,8 @@ uint64_t Worker::free_offset(FileCursor& c, uint64_t& len) {
   return block * random_unit_;
 }
 
-// fio's rate control: an I/O may start once the bytes (or I/Os) before it fit the rate.
+// fio's rate control: an I/O may start once the bytes (or I/Os) before it fit the rate, counted
+// from the start of the measurement (the ramp's I/O does not count after the ramp).
 uint64_t Worker::rate_start_ns(Direction dir) const {
   int d = static_cast<int>(dir);
   uint64_t when = 0;
@@ -363,7 +364,7 @@ uint64_t Worker::rate_start_ns(Direction dir) const {
     when = std::max(when, static_cast<uint64_t>(static_cast<unsigned __int128>(issued_ios_[d]) *
                                                 1'000'000'000u / job_.rate_iops[d]));
   }
-  return run_start_ns_ + when;
+  return stat_start_ns_ + when;
 }
 
 // Mixed I/O with a rate per direction: a direction that must wait gives its turn to the other
@@ -423,11 +424,13 @@ void Worker::check_result(const IoUnit& unit) const {
 void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   check_result(unit);
   if (ramping_ && done_ns >= run_start_ns_ + job_.ramp_time_ns) {
-    // Ramp over: everything measured so far is discarded and the clocks restart.
+    // Ramp over: everything measured so far is discarded and the clocks restart, the rate's too
+    // (fio's reset_all_stats()), so a ramp that fell behind the rate is not made up for.
     ramping_ = false;
     JobResult fresh;
     result_ = fresh;
     stat_start_ns_ = done_ns;
+    for (int d = 0; d < 2; ++d) issued_bytes_[d] = issued_ios_[d] = 0;
     usage_start_ = thread_usage();
     if (job_.runtime_ns) deadline_ns_ = stat_start_ns_ + job_.runtime_ns;
     return;

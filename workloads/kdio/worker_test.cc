@@ -455,6 +455,23 @@ TEST_F(WorkerTest, RampTimeIsNotMeasured) {
   EXPECT_EQ(r.dir[0].total_ios, r.dir[0].clat.samples);
 }
 
+// As fio, the rate starts over when the ramp ends: I/Os at 0, 100 and 200 ms (whose end ends
+// the 150 ms ramp) are not measured, then the next is due at once and the measured 250 ms hold
+// 3; kdio went on counting from the job's start, due at 300 and 400 ms: 2.
+TEST_F(WorkerTest, RateStartsOverAfterTheRamp) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  // Reads from the page cache, which the layout filled: none takes long enough to shift a turn.
+  job.direct = false;
+  job.invalidate = false;
+  job.time_based = true;
+  job.ramp_time_ns = 150'000'000;
+  job.runtime_ns = 250'000'000;
+  job.rate_iops[0] = 10;
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[0].total_ios, 3u);
+  EXPECT_EQ(r.dir[0].clat.samples, 3u);
+}
+
 // fio reports the I/O of a job that ends within its ramp_time (bytes, count, run time), but no
 // latencies; the job does not wait for the ramp to end.
 TEST_F(WorkerTest, RampLongerThanTheJobReportsItsIo) {
