@@ -11,22 +11,30 @@
 
 namespace kdio {
 
+// What a unit does besides moving data: fio's DDIR_SYNC and DDIR_DATASYNC.
+enum class Sync { kNone, kFsync, kFdatasync };
+
 struct IoUnit {
   void* buf = nullptr;
   uint64_t offset = 0;
   uint32_t len = 0;
   Direction dir = Direction::kRead;
-  int file = 0;           // index into the job's files
-  uint64_t start_ns = 0;  // when the unit was prepared (fio's start_time)
-  uint64_t issue_ns = 0;  // when the engine took it (fio's issue_time)
-  int64_t result = 0;     // bytes transferred or -errno
-  uint32_t index = 0;     // slot in the worker's unit array
+  int file = 0;             // index into the job's files
+  uint64_t start_ns = 0;    // when the unit was prepared (fio's start_time)
+  uint64_t issue_ns = 0;    // when the engine took it (fio's issue_time)
+  int64_t result = 0;       // bytes transferred or -errno
+  uint32_t index = 0;       // slot in the worker's unit array
+  Sync sync = Sync::kNone;  // not kNone: the unit syncs `file` instead (result 0 or -errno)
 };
 
 class IoEngine {
  public:
   virtual ~IoEngine() = default;
   virtual bool synchronous() const = 0;
+  // Whether queue() takes sync units, as fio's io_uring engine sends IORING_OP_FSYNC through the
+  // ring with writes in flight. Otherwise the worker drains the queue and calls fsync(2), as fio
+  // does for libaio, which has no working aio fsync.
+  virtual bool queues_syncs() const { return false; }
 
   // Synchronous engines: transfer the unit now; the result goes to unit.result.
   virtual void transfer(IoUnit& unit) = 0;

@@ -58,6 +58,7 @@ class IoUringEngine final : public IoEngine {
   ~IoUringEngine() override { io_uring_queue_exit(&ring_); }
 
   bool synchronous() const override { return false; }
+  bool queues_syncs() const override { return true; }
   void transfer(IoUnit&) override { run_fail("internal: transfer() on io_uring"); }
 
   void queue(IoUnit& unit) override {
@@ -65,7 +66,9 @@ class IoUringEngine final : public IoEngine {
     if (sqe == nullptr) run_fail("internal: io_uring submission queue full");
     int fd = fixed_files_ ? unit.file : fds_[static_cast<size_t>(unit.file)];
     bool read = unit.dir == Direction::kRead;
-    if (fixed_bufs_) {
+    if (unit.sync != Sync::kNone) {
+      io_uring_prep_fsync(sqe, fd, unit.sync == Sync::kFdatasync ? IORING_FSYNC_DATASYNC : 0);
+    } else if (fixed_bufs_) {
       int buf_index = static_cast<int>(unit.index);
       if (read) {
         io_uring_prep_read_fixed(sqe, fd, unit.buf, unit.len, unit.offset, buf_index);

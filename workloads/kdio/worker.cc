@@ -83,17 +83,25 @@ class Worker {
   bool rate_limited(Direction dir) const;
   bool wait_for_rate(Direction dir);
   void complete(IoUnit& unit, uint64_t done_ns, bool async);
+  void complete_sync(const IoUnit& unit, uint64_t done_ns);
   void check_result(const IoUnit& unit) const;
   void count_write(int file);
   bool flushes_at_pass_end() const { return job_.end_fsync && job_writes(job_); }
   bool syncs_pending() const { return sync_due_file_ >= 0 || pass_ends_ > 0; }
   void run_pending_syncs();
-  uint64_t timed_sync(int file);
+  Sync due_sync() const { return datasync_due_ ? Sync::kFdatasync : Sync::kFsync; }
+  uint64_t sync_now(int file, Sync kind, const char* what);
+  int sync_through_engine(int file, Sync kind);
+  void record_sync(uint64_t lat, Sync kind, uint64_t end_ns);
   void sync_file(int file);
   void flush_files();
+  void queue_due_sync();
   void run_final_syncs();
   void run_sync();
   void run_async();
+  void submit_staged();
+  void reap_some(int min, int max);
+  void reap_when_full() { reap_some(std::min(complete_min_, inflight_), complete_max_); }
   void drain();
   void finish(uint64_t end_ns);
 
@@ -109,6 +117,8 @@ class Worker {
   std::vector<IoUnit> units_;
   std::vector<IoUnit*> free_units_;
   std::vector<IoUnit*> done_;
+  std::vector<IoUnit*> staged_;  // queued in the engine, not yet committed
+  IoUnit lone_sync_;             // a sync through the engine with nothing else in flight
   std::unique_ptr<IoEngine> engine_;
 
   uint64_t io_limit_ = 0;     // io_size, else the files' size: what more passes make up for
@@ -135,6 +145,8 @@ class Worker {
   int pass_ends_ = 0;                   // passes ended since the syncs last ran
   bool ended_with_files_done_ = false;  // the job's last pass, rather than at the limit
   int inflight_ = 0;
+  int complete_min_ = 1;  // iodepth_batch_complete_min and _max as the reaping uses them
+  int complete_max_ = 1;
 };
 
 void Worker::setup() {
@@ -206,6 +218,7 @@ void Worker::setup() {
     free_units_.push_back(&unit);
   }
   done_.resize(static_cast<size_t>(depth));
+  staged_.reserve(static_cast<size_t>(depth));
   engine_ = make_engine(job_, fds_, units_);
 }
 
@@ -448,39 +461,85 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   if (done_ns >= deadline_ns_) more_ = false;
 }
 
-// Returns the latency.
-uint64_t Worker::timed_sync(int file) {
+// Syncs `file` with nothing in flight and returns the latency. `what` names the sync in an error.
+uint64_t Worker::sync_now(int file, Sync kind, const char* what) {
   uint64_t start = now_ns();
-  int fd = fds_[static_cast<size_t>(file)];
-  int ret = datasync_due_ ? ::fdatasync(fd) : ::fsync(fd);
-  int err = errno;
+  int err = 0;
+  if (engine_->queues_syncs()) {
+    err = sync_through_engine(file, kind);
+  } else {
+    int fd = fds_[static_cast<size_t>(file)];
+    if ((kind == Sync::kFdatasync ? ::fdatasync(fd) : ::fsync(fd)) != 0) err = errno;
+  }
   uint64_t end = now_ns();
-  if (ret != 0) {
-    run_fail_errno(err, "job {}: fsync of {} failed: {}", job_.name,
+  if (err != 0) {
+    run_fail_errno(err, "job {}: {} of {} failed: {}", job_.name, what,
                    job_.files[static_cast<size_t>(file)], std::strerror(err));
   }
   return end - start;
 }
 
-void Worker::sync_file(int file) {
-  uint64_t lat = timed_sync(file);
+// fio's io_uring engine sends every sync through the ring, end_fsync too. Returns 0 or the errno.
+int Worker::sync_through_engine(int file, Sync kind) {
+  lone_sync_.sync = kind;
+  lone_sync_.file = file;
+  engine_->queue(lone_sync_);
+  engine_->commit();
+  IoUnit* done = nullptr;
+  engine_->reap(1, 1, &done);
+  lone_sync_.sync = Sync::kNone;
+  return done->result < 0 ? static_cast<int>(-done->result) : 0;
+}
+
+void Worker::record_sync(uint64_t lat, Sync kind, uint64_t end_ns) {
   if (ramping_) return;
   result_.sync.total_ios += 1;
-  if (!datasync_due_) result_.sync.fsyncs += 1;
+  if (kind == Sync::kFsync) result_.sync.fsyncs += 1;
   result_.sync.lat.add(lat);
   result_.sync.lat_hist.add(lat);
-  if (job_.sync_lat_log) result_.sync.log.add((now_ns() - stat_start_ns_) / 1'000'000, lat);
+  if (job_.sync_lat_log) result_.sync.log.add((end_ns - stat_start_ns_) / 1'000'000, lat);
+}
+
+void Worker::sync_file(int file) {
+  record_sync(sync_now(file, due_sync(), "fsync"), due_sync(), now_ns());
 }
 
 // end_fsync: fio runs it outside its measurement, so it is no sync sample.
 void Worker::flush_files() {
-  for (size_t i = 0; i < fds_.size(); ++i) {
-    if (::fsync(fds_[i]) != 0) {
-      int err = errno;
-      run_fail_errno(err, "job {}: end_fsync of {} failed: {}", job_.name, job_.files[i],
-                     std::strerror(err));
-    }
+  for (size_t i = 0; i < fds_.size(); ++i) sync_now(static_cast<int>(i), Sync::kFsync, "end_fsync");
+}
+
+// A sync the engine took in the middle of a pass.
+void Worker::complete_sync(const IoUnit& unit, uint64_t done_ns) {
+  if (unit.result < 0) {
+    int err = static_cast<int>(-unit.result);
+    run_fail_errno(err, "job {}: fsync of {} failed: {}", job_.name,
+                   job_.files[static_cast<size_t>(unit.file)], std::strerror(err));
   }
+  record_sync(done_ns - unit.issue_ns, unit.sync, done_ns);
+}
+
+// As fio's io_uring engine: the sync due goes into the ring behind the writes still in flight,
+// in a slot of its own; when every slot is taken, completions free one first. With iodepth=1
+// the next I/O holds the one slot, and the sync runs alone, as in fio.
+void Worker::queue_due_sync() {
+  if (free_units_.empty()) {
+    submit_staged();
+    if (inflight_ > 0) reap_when_full();
+  }
+  if (free_units_.empty()) {
+    sync_file(sync_due_file_);
+    sync_due_file_ = -1;
+    return;
+  }
+  IoUnit* unit = free_units_.back();
+  free_units_.pop_back();
+  unit->sync = due_sync();
+  unit->file = sync_due_file_;
+  unit->start_ns = now_ns();
+  engine_->queue(*unit);
+  staged_.push_back(unit);
+  sync_due_file_ = -1;
 }
 
 // As fio's get_io_u(): with both fsync= and fdatasync=, a write that is due for both is followed
@@ -533,36 +592,43 @@ void Worker::run_sync() {
   }
 }
 
-void Worker::drain() {
-  while (inflight_ > 0) {
-    int n = engine_->reap(1, inflight_, done_.data());
-    uint64_t t = now_ns();
-    inflight_ -= n;
-    for (int i = 0; i < n; ++i) {
-      complete(*done_[static_cast<size_t>(i)], t, true);
-      free_units_.push_back(done_[static_cast<size_t>(i)]);
+void Worker::submit_staged() {
+  if (staged_.empty()) return;
+  engine_->commit();
+  // One timestamp for the whole batch, as fio takes it after io_submit.
+  uint64_t t = now_ns();
+  for (IoUnit* unit : staged_) unit->issue_ns = t;
+  inflight_ += static_cast<int>(staged_.size());
+  staged_.clear();
+}
+
+void Worker::reap_some(int min, int max) {
+  int n = engine_->reap(min, max, done_.data());
+  uint64_t t = now_ns();
+  inflight_ -= n;
+  for (int i = 0; i < n; ++i) {
+    IoUnit* unit = done_[static_cast<size_t>(i)];
+    if (unit->sync != Sync::kNone) {
+      complete_sync(*unit, t);
+      unit->sync = Sync::kNone;
+    } else {
+      complete(*unit, t, true);
     }
+    free_units_.push_back(unit);
   }
+}
+
+void Worker::drain() {
+  while (inflight_ > 0) reap_some(1, inflight_);
 }
 
 void Worker::run_async() {
   int depth = static_cast<int>(units_.size());
-  int batch = std::clamp(job_.iodepth_batch_submit, 1, depth);
-  int complete_min = std::clamp(job_.iodepth_batch_complete_min, 1, depth);
-  int complete_max = job_.iodepth_batch_complete_max == 0
-                         ? depth
-                         : std::clamp(job_.iodepth_batch_complete_max, complete_min, depth);
-  std::vector<IoUnit*> staged(static_cast<size_t>(batch));
-  int nstaged = 0;
-  auto submit_staged = [&] {
-    if (nstaged == 0) return;
-    engine_->commit();
-    // One timestamp for the whole batch, as fio takes it after io_submit.
-    uint64_t t = now_ns();
-    for (int i = 0; i < nstaged; ++i) staged[static_cast<size_t>(i)]->issue_ns = t;
-    inflight_ += nstaged;
-    nstaged = 0;
-  };
+  size_t batch = static_cast<size_t>(std::clamp(job_.iodepth_batch_submit, 1, depth));
+  complete_min_ = std::clamp(job_.iodepth_batch_complete_min, 1, depth);
+  complete_max_ = job_.iodepth_batch_complete_max == 0
+                      ? depth
+                      : std::clamp(job_.iodepth_batch_complete_max, complete_min_, depth);
   for (;;) {
     while (more_ && !free_units_.empty()) {
       IoUnit* unit = free_units_.back();
@@ -572,29 +638,26 @@ void Worker::run_async() {
       }
       free_units_.pop_back();
       if (syncs_pending()) {
-        submit_staged();
-        drain();
-        run_pending_syncs();
+        if (pass_ends_ == 0 && engine_->queues_syncs()) {
+          queue_due_sync();
+        } else {
+          submit_staged();
+          drain();
+          run_pending_syncs();
+        }
       }
       unit->start_ns = now_ns();
       engine_->queue(*unit);
-      staged[static_cast<size_t>(nstaged++)] = unit;
+      staged_.push_back(unit);
       if (unit->dir == Direction::kWrite) count_write(unit->file);
-      if (nstaged >= batch) break;
+      if (staged_.size() >= batch) break;
     }
-    if (nstaged > 0) {
+    if (!staged_.empty()) {
       submit_staged();
       if (more_ && !free_units_.empty()) continue;
     }
     if (inflight_ == 0) break;
-    int n = engine_->reap(std::min(complete_min, inflight_), complete_max, done_.data());
-    uint64_t t = now_ns();
-    inflight_ -= n;
-    for (int i = 0; i < n; ++i) {
-      IoUnit* unit = done_[static_cast<size_t>(i)];
-      complete(*unit, t, true);
-      free_units_.push_back(unit);
-    }
+    reap_when_full();
   }
 }
 

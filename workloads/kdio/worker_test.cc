@@ -4,18 +4,26 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -29,6 +37,55 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint64_t kMiB = 1 << 20;
+
+// A system call a job must not make: every call of `nr`, or with `arg` >= 0 those whose argument
+// number `arg` is not 0.
+struct Forbidden {
+  long nr;
+  int arg = -1;
+};
+
+// Makes the forbidden calls fail with EPERM in this process from now on; false if the kernel
+// refuses the filter. The syscall numbers are the native ones: the tests run natively.
+bool forbid(const std::vector<Forbidden>& forbidden) {
+  constexpr uint32_t kLowWord = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0 : 4;
+  std::vector<sock_filter> prog;
+  for (const Forbidden& call : forbidden) {
+    const auto nr = static_cast<uint32_t>(call.nr);
+    prog.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+    if (call.arg < 0) {
+      prog.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
+    } else {
+      const auto arg = static_cast<uint32_t>(offsetof(seccomp_data, args) +
+                                             8 * static_cast<uint32_t>(call.arg) + kLowWord);
+      prog.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 3));
+      prog.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg));
+      prog.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+    }
+    prog.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
+  }
+  prog.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  sock_fprog fprog{static_cast<unsigned short>(prog.size()), prog.data()};
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) == 0;
+}
+
+// Whether the kernel takes seccomp filters: tried in a child process, where it lasts.
+bool can_forbid() {
+  pid_t pid = ::fork();
+  if (pid == 0) ::_exit(forbid({}) ? 0 : 1);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Appends "what is GOT, not WANT; " to `wrong` when they differ.
+void expect_count(std::string& wrong, const char* what, uint64_t got, uint64_t want) {
+  if (got != want) {
+    wrong +=
+        std::string(what) + " is " + std::to_string(got) + ", not " + std::to_string(want) + "; ";
+  }
+}
 
 class WorkerTest : public ::testing::Test {
  protected:
@@ -56,6 +113,39 @@ class WorkerTest : public ::testing::Test {
     job.files = {(dir_ / "data").string()};
     job.file_size = size;
     return job;
+  }
+
+  // Runs the job in a child process in which the `forbidden` system calls fail with EPERM, and
+  // returns what `check` found wrong with its result there ("" for nothing). A child process,
+  // because a seccomp filter cannot be removed.
+  std::string run_forbidding(const Job& job, const std::vector<Forbidden>& forbidden,
+                             const std::function<std::string(const JobResult&)>& check) {
+    lay_out_files({job});
+    int out[2];
+    if (::pipe(out) != 0) return "pipe failed";
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(out[0]);
+      std::string wrong = "cannot install the seccomp filter";
+      if (forbid(forbidden)) {
+        JobResult result;
+        std::atomic<bool> stop{false};
+        run_job(job, 0, result, stop, [] {});
+        wrong = result.error != 0 ? result.error_message : check(result);
+      }
+      ssize_t written = ::write(out[1], wrong.data(), wrong.size());
+      ::_exit(written == static_cast<ssize_t>(wrong.size()) ? 0 : 1);
+    }
+    ::close(out[1]);
+    std::string wrong;
+    char buf[512];
+    ssize_t n;
+    while ((n = ::read(out[0], buf, sizeof buf)) > 0) wrong.append(buf, static_cast<size_t>(n));
+    ::close(out[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) wrong += " (the child failed)";
+    return wrong;
   }
 
   JobResult run(const Job& job) {
@@ -264,6 +354,54 @@ TEST_F(WorkerTest, IoUringMixedWithFixedBuffersAndFiles) {
   EXPECT_GT(r.dir[0].total_ios, 100u);  // rwmixread=50
   EXPECT_GT(r.dir[1].total_ios, 100u);
   EXPECT_EQ(r.dir[0].slat.samples, r.dir[0].total_ios);
+}
+
+// fio's io_uring engine sends its syncs through the ring (IORING_OP_FSYNC, with the writes still
+// in flight), end_fsync too: no fsync(2) or fdatasync(2), which fail here (kdio drained the ring
+// and called fsync(2)). One sync after every 3rd write but the last: fio 3.33 sends more while
+// one is in flight (55 to 61 here, from run to run), fio since axboe/fio#1754 one, as kdio.
+TEST_F(WorkerTest, IoUringSyncsThroughTheRing) {
+  if (!can_forbid()) GTEST_SKIP() << "the kernel takes no seccomp filters";
+  const std::vector<Forbidden> no_sync_calls = {{SYS_fsync}, {SYS_fdatasync}};
+  Job job = make_job(Engine::kIoUring, Pattern::kWrite, 256 * 1024, 4096);
+  job.iodepth = 8;
+  job.fsync_every = 3;
+  EXPECT_EQ(run_forbidding(job, no_sync_calls,
+                           [](const JobResult& r) {
+                             std::string wrong;
+                             expect_count(wrong, "writes", r.dir[1].total_ios, 64);
+                             expect_count(wrong, "syncs", r.sync.total_ios, 21);
+                             expect_count(wrong, "fsyncs", r.sync.fsyncs, 21);
+                             expect_count(wrong, "sync samples", r.sync.lat.samples, 21);
+                             return wrong;
+                           }),
+            "");
+  // With iodepth=1 the next write holds the one slot: the sync runs alone, still in the ring.
+  job.iodepth = 1;
+  EXPECT_EQ(run_forbidding(job, no_sync_calls,
+                           [](const JobResult& r) {
+                             std::string wrong;
+                             expect_count(wrong, "writes", r.dir[1].total_ios, 64);
+                             expect_count(wrong, "syncs", r.sync.total_ios, 21);
+                             return wrong;
+                           }),
+            "");
+  // Two loops of 64 writes: 16 syncs, another to start the second loop, 15; end_fsync at the end.
+  job.iodepth = 8;
+  job.fsync_every = 0;
+  job.fdatasync_every = 4;
+  job.loops = 2;
+  job.end_fsync = true;
+  job.registerfiles = true;
+  EXPECT_EQ(run_forbidding(job, no_sync_calls,
+                           [](const JobResult& r) {
+                             std::string wrong;
+                             expect_count(wrong, "writes", r.dir[1].total_ios, 128);
+                             expect_count(wrong, "fsyncs", r.sync.fsyncs, 0);
+                             expect_count(wrong, "sync samples", r.sync.lat.samples, 32);
+                             return wrong;
+                           }),
+            "");
 }
 
 TEST_F(WorkerTest, IoUringPlain) {
