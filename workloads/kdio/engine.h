@@ -40,7 +40,8 @@ class IoEngine {
   virtual void transfer(IoUnit& unit) = 0;
 
   // Asynchronous engines: stage a unit, submit every staged unit (returns how many), and reap
-  // between min and max completions into done (returns how many).
+  // between min and max completions into done (returns how many); with min 0 reap returns at
+  // once with what has completed, maybe nothing.
   virtual void queue(IoUnit& unit) = 0;
   virtual int commit() = 0;
   virtual int reap(int min, int max, IoUnit** done) = 0;

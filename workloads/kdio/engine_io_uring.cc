@@ -97,12 +97,29 @@ class IoUringEngine final : public IoEngine {
   }
 
   int reap(int min, int max, IoUnit** done) override {
-    io_uring_cqe* cqe;
-    int ret;
-    do {
-      ret = io_uring_wait_cqe_nr(&ring_, &cqe, static_cast<unsigned>(min));
-    } while (ret == -EINTR || ret == -EAGAIN);
-    if (ret < 0) run_fail_errno(-ret, "io_uring wait failed: {}", std::strerror(-ret));
+    if (min > 0) {
+      io_uring_cqe* cqe;
+      int ret;
+      do {
+        ret = io_uring_wait_cqe_nr(&ring_, &cqe, static_cast<unsigned>(min));
+      } while (ret == -EINTR || ret == -EAGAIN);
+      if (ret < 0) run_fail_errno(-ret, "io_uring wait failed: {}", std::strerror(-ret));
+    }
+    int n = take_completions(max, done);
+    if (n == 0 && min == 0) {
+      // Without waiting, but completions of a DEFER_TASKRUN ring are only posted when this task
+      // enters the kernel: io_uring_enter(fd, 0, 0, GETEVENTS), as fio's polling does.
+      int ret = io_uring_get_events(&ring_);
+      if (ret < 0 && ret != -EINTR && ret != -EAGAIN) {
+        run_fail_errno(-ret, "io_uring_enter failed: {}", std::strerror(-ret));
+      }
+      n = take_completions(max, done);
+    }
+    return n;
+  }
+
+ private:
+  int take_completions(int max, IoUnit** done) {
     unsigned n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), static_cast<unsigned>(max));
     for (unsigned i = 0; i < n; ++i) {
       auto* unit = static_cast<IoUnit*>(io_uring_cqe_get_data(cqes_[i]));
@@ -113,7 +130,6 @@ class IoUringEngine final : public IoEngine {
     return static_cast<int>(n);
   }
 
- private:
   io_uring ring_{};
   std::vector<int> fds_;
   bool fixed_files_;

@@ -100,8 +100,12 @@ class Worker {
   void run_sync();
   void run_async();
   void submit_staged();
+  bool polling() const {
+    return job_.iodepth_batch_complete_min == 0 && job_.iodepth_batch_complete_max == 0;
+  }
+  int engine_reap(int min, int max, IoUnit** done);
   void reap_some(int min, int max);
-  void reap_when_full() { reap_some(std::min(complete_min_, inflight_), complete_max_); }
+  void reap_when_full();
   void drain();
   void finish(uint64_t end_ns);
 
@@ -145,8 +149,6 @@ class Worker {
   int pass_ends_ = 0;                   // passes ended since the syncs last ran
   bool ended_with_files_done_ = false;  // the job's last pass, rather than at the limit
   int inflight_ = 0;
-  int complete_min_ = 1;  // iodepth_batch_complete_min and _max as the reaping uses them
-  int complete_max_ = 1;
 };
 
 void Worker::setup() {
@@ -486,7 +488,7 @@ int Worker::sync_through_engine(int file, Sync kind) {
   engine_->queue(lone_sync_);
   engine_->commit();
   IoUnit* done = nullptr;
-  engine_->reap(1, 1, &done);
+  engine_reap(1, 1, &done);
   lone_sync_.sync = Sync::kNone;
   return done->result < 0 ? static_cast<int>(-done->result) : 0;
 }
@@ -540,6 +542,11 @@ void Worker::queue_due_sync() {
   engine_->queue(*unit);
   staged_.push_back(unit);
   sync_due_file_ = -1;
+  if (polling()) {
+    // fio reaps after each io_u it submits, the sync too.
+    submit_staged();
+    reap_when_full();
+  }
 }
 
 // As fio's get_io_u(): with both fsync= and fdatasync=, a write that is due for both is followed
@@ -602,8 +609,18 @@ void Worker::submit_staged() {
   staged_.clear();
 }
 
+// iodepth_batch_complete_min=0: as fio's libaio and io_uring engines, ask for completions
+// without waiting (io_getevents(ctx, 0, max), io_uring_enter(fd, 0, 0, GETEVENTS)), again and
+// again, until `min` have come.
+int Worker::engine_reap(int min, int max, IoUnit** done) {
+  if (job_.iodepth_batch_complete_min != 0) return engine_->reap(min, max, done);
+  int n = 0;
+  while (n < min) n += engine_->reap(0, max - n, done + n);
+  return n;
+}
+
 void Worker::reap_some(int min, int max) {
-  int n = engine_->reap(min, max, done_.data());
+  int n = engine_reap(min, max, done_.data());
   uint64_t t = now_ns();
   inflight_ -= n;
   for (int i = 0; i < n; ++i) {
@@ -618,17 +635,23 @@ void Worker::reap_some(int min, int max) {
   }
 }
 
+// As fio's wait_for_completions() and td_io_getevents(): at least iodepth_batch_complete_min
+// (1 when that is 0), at most iodepth_batch_complete_max, and never fewer than the least.
+void Worker::reap_when_full() {
+  const int least = std::clamp(job_.iodepth_batch_complete_min, 1, inflight_);
+  reap_some(least, std::max(least, std::min(job_.iodepth_batch_complete_max, inflight_)));
+}
+
 void Worker::drain() {
   while (inflight_ > 0) reap_some(1, inflight_);
 }
 
 void Worker::run_async() {
   int depth = static_cast<int>(units_.size());
-  size_t batch = static_cast<size_t>(std::clamp(job_.iodepth_batch_submit, 1, depth));
-  complete_min_ = std::clamp(job_.iodepth_batch_complete_min, 1, depth);
-  complete_max_ = job_.iodepth_batch_complete_max == 0
-                      ? depth
-                      : std::clamp(job_.iodepth_batch_complete_max, complete_min_, depth);
+  // fio polls with both iodepth_batch_complete_min and _max 0: it reaps after every I/O it
+  // submits, so only one is ever in flight.
+  size_t batch =
+      polling() ? 1 : static_cast<size_t>(std::clamp(job_.iodepth_batch_submit, 1, depth));
   for (;;) {
     while (more_ && !free_units_.empty()) {
       IoUnit* unit = free_units_.back();
@@ -654,7 +677,7 @@ void Worker::run_async() {
     }
     if (!staged_.empty()) {
       submit_staged();
-      if (more_ && !free_units_.empty()) continue;
+      if (more_ && !free_units_.empty() && !polling()) continue;
     }
     if (inflight_ == 0) break;
     reap_when_full();

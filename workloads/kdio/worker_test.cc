@@ -39,10 +39,11 @@ namespace fs = std::filesystem;
 constexpr uint64_t kMiB = 1 << 20;
 
 // A system call a job must not make: every call of `nr`, or with `arg` >= 0 those whose argument
-// number `arg` is not 0.
+// number `arg` is above `above`.
 struct Forbidden {
   long nr;
   int arg = -1;
+  uint32_t above = 0;
 };
 
 // Makes the forbidden calls fail with EPERM in this process from now on; false if the kernel
@@ -60,7 +61,7 @@ bool forbid(const std::vector<Forbidden>& forbidden) {
                                              8 * static_cast<uint32_t>(call.arg) + kLowWord);
       prog.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 3));
       prog.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg));
-      prog.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+      prog.push_back(BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, call.above, 0, 1));
     }
     prog.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
   }
@@ -402,6 +403,36 @@ TEST_F(WorkerTest, IoUringSyncsThroughTheRing) {
                              return wrong;
                            }),
             "");
+}
+
+// iodepth_batch_complete_min=0: fio reaps without waiting, asking again and again until one has
+// come (io_getevents(ctx, 0, max), io_uring_enter(fd, 0, 0, GETEVENTS)); kdio waited for one
+// (io_getevents(ctx, 1, 8)), which fails here. With iodepth_batch_complete_max=0 too fio polls:
+// it reaps after every I/O it submits, one at a time (io_submit(ctx, 1), io_getevents(ctx, 0,
+// 1), whatever iodepth_batch); else it reaps when the queue is full.
+TEST_F(WorkerTest, CompleteMinZeroReapsWithoutWaiting) {
+  if (!can_forbid()) GTEST_SKIP() << "the kernel takes no seccomp filters";
+  auto all_reads = [](const JobResult& r) {
+    std::string wrong;
+    expect_count(wrong, "reads", r.dir[0].total_ios, 256);
+    expect_count(wrong, "clat samples", r.dir[0].clat.samples, 256);
+    return wrong;
+  };
+  Job job = make_job(Engine::kLibaio, Pattern::kRandRead, kMiB, 4096);
+  job.iodepth = 8;
+  job.iodepth_batch_submit = 4;
+  job.iodepth_batch_complete_min = 0;
+  job.iodepth_batch_complete_max = 0;
+  EXPECT_EQ(run_forbidding(
+                job, {{SYS_io_getevents, 1, 0}, {SYS_io_getevents, 2, 1}, {SYS_io_submit, 1, 1}},
+                all_reads),
+            "");
+  job.iodepth_batch_complete_max = 4;
+  EXPECT_EQ(run_forbidding(job, {{SYS_io_getevents, 1, 0}, {SYS_io_getevents, 2, 4}}, all_reads),
+            "");
+  job.engine = Engine::kIoUring;
+  job.iodepth_batch_complete_max = 0;
+  EXPECT_EQ(run_forbidding(job, {{SYS_io_uring_enter, 2, 0}}, all_reads), "");
 }
 
 TEST_F(WorkerTest, IoUringPlain) {
