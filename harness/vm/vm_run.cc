@@ -1,12 +1,16 @@
 #include "vm/vm_run.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <utility>
 
 #include "common/error.h"
 #include "common/events.h"
 #include "common/interrupt.h"
+#include "common/unique_fd.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
@@ -97,6 +101,32 @@ VmPlan plan_for(const RunnerContext& context, const RunRequest& request, const s
   return plan;
 }
 
+// Removes a file however the scope ends, Ctrl-C and errors included.
+class RemovedAtEnd {
+ public:
+  explicit RemovedAtEnd(fs::path path) : path_(std::move(path)) {}
+  ~RemovedAtEnd() {
+    std::error_code ignored;
+    fs::remove(path_, ignored);
+  }
+  RemovedAtEnd(const RemovedAtEnd&) = delete;
+  RemovedAtEnd& operator=(const RemovedAtEnd&) = delete;
+
+ private:
+  fs::path path_;
+};
+
+// Every boot gets a console log of its own, the first of console-1.log, console-2.log, ... not
+// taken: the runs of a commit share `dir`, and each row of the runs table names its boot's log.
+fs::path new_console_log(const fs::path& dir) {
+  for (int n = 1;; ++n) {
+    fs::path path = dir / fmt::format("console-{}.log", n);
+    UniqueFd created(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    if (created) return path;
+    if (errno != EEXIST) fail("cannot create {}: {}", path.string(), errno_text(errno));
+  }
+}
+
 }  // namespace
 
 VmPlan probe_plan(const RunnerContext& context, const fs::path& kernel, const std::string& accel,
@@ -124,6 +154,8 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
 
   const std::string accel = backend.accel_for(scenario.vm.accel, request.kernel_image);
   fs::path initrd = log_dir / "initramfs.cpio";
+  // The per-run image is only a copy of cached parts.
+  RemovedAtEnd remove_initrd(initrd);
   const auto image_start = Clock::now();
   write_run_initramfs(base_initramfs(context.image, context.workdir),
                       guest_run_for(scenario, request.variant), initrd);
@@ -133,7 +165,7 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
   result.image_seconds = std::chrono::duration<double>(Clock::now() - image_start).count();
   for (int attempt = 1; attempt <= 2; ++attempt) {
     VmPlan plan = plan_for(context, request, accel, initrd, context.events);
-    result.console_log = log_dir / fmt::format("console-{}.log", attempt);
+    result.console_log = new_console_log(log_dir);
     PhaseClock clock(scenario.vm);
     ConsoleWatch watch;
     VmEnding ending = backend.boot(plan, result.console_log, clock, watch);
@@ -150,9 +182,6 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
     warn(context.events, fmt::format("{} run of {} failed ({}); retrying once", backend.name(),
                                      plan.name, result.detail));
   }
-  // The per-run image is only a copy of cached parts.
-  std::error_code ignored;
-  fs::remove(initrd, ignored);
   return result;
 }
 

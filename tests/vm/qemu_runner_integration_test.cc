@@ -49,6 +49,21 @@ TEST_F(QemuRunnerTest, ShortJobOnExt4) {
   EXPECT_EQ(seen, expected);
 }
 
+// Runs of one commit share a log directory: each keeps its own console log, which the runs
+// table names, and the per-run image does not stay behind.
+TEST_F(QemuRunnerTest, EachRunKeepsItsOwnConsoleLog) {
+  Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
+  const RunResult first = run(scenario);
+  ASSERT_NO_FATAL_FAILURE(expect_job_result(first));
+  const std::string first_log = read_file(first.console_log);
+  const RunResult second = run(scenario);
+  ASSERT_NO_FATAL_FAILURE(expect_job_result(second));
+  EXPECT_NE(second.console_log, first.console_log);
+  EXPECT_EQ(read_file(first.console_log), first_log);
+  EXPECT_NE(read_file(second.console_log).find("KBISECT-PROGRESS mkfs-done"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "logs" / "initramfs.cpio"));
+}
+
 TEST_F(QemuRunnerTest, ShortJobOnXfs) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kXfs);
   ASSERT_NO_FATAL_FAILURE(expect_job_result(run(scenario)));
