@@ -438,8 +438,8 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
       {head + "metrics: [{name: elapsed}]\n",
        "4:18: metrics[0].name: 'elapsed' is not a kdio metric: it starts with read, write, trim, "
        "sync or job_runtime"},
-      {head + "metrics: [{name: read.bw_min}]\n",
-       "4:18: metrics[0].name: 'read.bw_min' is not a kdio metric: unknown field after 'read'"},
+      {head + "metrics: [{name: read.cachehit}]\n",
+       "4:18: metrics[0].name: 'read.cachehit' is not a kdio metric: unknown field after 'read'"},
       {head + "metrics: [{name: read.lat_ns.percentile.99}]\n",
        "4:18: metrics[0].name: 'read.lat_ns.percentile.99' is not a kdio metric: only clat_ns and "
        "sync.lat_ns have percentiles"},

@@ -5,9 +5,10 @@
 namespace kdio {
 
 std::span<const std::string_view> direction_numbers() {
-  static constexpr std::string_view kList[] = {"io_bytes",  "io_kbytes", "bw_bytes",
-                                               "bw",        "iops",      "runtime",
-                                               "total_ios", "short_ios", "drop_ios"};
+  static constexpr std::string_view kList[] = {
+      "io_bytes",   "io_kbytes", "bw_bytes", "bw",        "iops",        "runtime",     "total_ios",
+      "short_ios",  "drop_ios",  "bw_min",   "bw_max",    "bw_agg",      "bw_mean",     "bw_dev",
+      "bw_samples", "iops_min",  "iops_max", "iops_mean", "iops_stddev", "iops_samples"};
   return kList;
 }
 

@@ -1,5 +1,8 @@
 // fio 3.x JSON: field names and units as fio writes them, plus a "kdio" object.
+#include <algorithm>
+#include <array>
 #include <ctime>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "kdio/json_numbers.h"
@@ -34,7 +37,35 @@ Json lat_json(const LatStat& stat, const Histogram* hist, bool plus) {
   return out;
 }
 
-Json dir_json(const DirResult& d, bool plus) {
+// fio's bw_agg: the job's mean bandwidth sample (cut to whole KiB/s, as fio passes it as an
+// int) in percent of its group's bandwidth, at most 100; 100 when the group moved 1 KiB/s or
+// less.
+double percent_of_group(double bw_mean_kib, uint64_t group_bw_bytes) {
+  if (group_bw_bytes <= 1024) return 100.0;
+  double percent = static_cast<double>(static_cast<int64_t>(bw_mean_kib)) * 100.0 /
+                   (static_cast<double>(group_bw_bytes) / 1024.0);
+  return std::min(percent, 100.0);
+}
+
+// fio's bandwidth samples, KiB/s; all zero without samples, as fio's calc_lat().
+void add_bw_samples(Json& out, const LatStat& stat, uint64_t group_bw_bytes) {
+  out["bw_min"] = stat.min_or_zero();
+  out["bw_max"] = stat.max;
+  out["bw_agg"] = stat.samples ? percent_of_group(stat.mean, group_bw_bytes) : 0.0;
+  out["bw_mean"] = stat.mean;
+  out["bw_dev"] = stat.stddev();
+  out["bw_samples"] = stat.samples;
+}
+
+void add_iops_samples(Json& out, const LatStat& stat) {
+  out["iops_min"] = stat.min_or_zero();
+  out["iops_max"] = stat.max;
+  out["iops_mean"] = stat.mean;
+  out["iops_stddev"] = stat.stddev();
+  out["iops_samples"] = stat.samples;
+}
+
+Json dir_json(const DirResult& d, bool plus, uint64_t group_bw_bytes) {
   uint64_t bw_bytes = d.runtime_ms ? d.io_bytes * 1000 / d.runtime_ms : 0;
   double iops = d.runtime_ms
                     ? 1000.0 * static_cast<double>(d.total_ios) / static_cast<double>(d.runtime_ms)
@@ -52,12 +83,34 @@ Json dir_json(const DirResult& d, bool plus) {
   out["slat_ns"] = lat_json(d.slat, nullptr, plus);
   out["clat_ns"] = lat_json(d.clat, &d.clat_hist, plus);
   out["lat_ns"] = lat_json(d.lat, nullptr, plus);
+  add_bw_samples(out, d.bw_samples, group_bw_bytes);
+  add_iops_samples(out, d.iops_samples);
   return out;
 }
 
 double cpu_percent(uint64_t cpu_ns, uint64_t runtime_ms) {
   if (runtime_ms == 0) return 0;
   return static_cast<double>(cpu_ns) / 1e4 / static_cast<double>(runtime_ms);
+}
+
+// fio's rs->agg: per direction, the bytes of the group's entries per second of its longest
+// run time.
+std::map<int, std::array<uint64_t, 3>> group_bandwidths(const std::vector<ReportEntry>& entries) {
+  std::map<int, std::array<uint64_t, 3>> bytes, longest, bandwidth;
+  for (const ReportEntry& e : entries) {
+    for (int d = 0; d < 3; ++d) {
+      bytes[e.job->group_id][d] += e.result.dir[d].io_bytes;
+      longest[e.job->group_id][d] =
+          std::max(longest[e.job->group_id][d], e.result.dir[d].runtime_ms);
+    }
+  }
+  for (auto& [group, total] : bytes) {
+    for (int d = 0; d < 3; ++d) {
+      uint64_t ms = longest[group][d];
+      bandwidth[group][d] = ms ? total[d] * 1000 / ms : 0;
+    }
+  }
+  return bandwidth;
 }
 
 Json options_json(const Job& job) {
@@ -80,6 +133,7 @@ std::string render_json(const Report& report, bool plus) {
   std::strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
   root["time"] = when;
   Json jobs = Json::array();
+  auto group_bw = group_bandwidths(report.entries);
   for (const ReportEntry& entry : report.entries) {
     const JobResult& r = entry.result;
     Json job;
@@ -88,9 +142,10 @@ std::string render_json(const Report& report, bool plus) {
     job["error"] = r.error;
     if (r.error != 0) job["error_message"] = r.error_message;
     job["job options"] = options_json(*entry.job);
-    job["read"] = dir_json(r.dir[0], plus);
-    job["write"] = dir_json(r.dir[1], plus);
-    job["trim"] = dir_json(r.dir[2], plus);
+    const auto& bw = group_bw[entry.job->group_id];
+    job["read"] = dir_json(r.dir[0], plus, bw[0]);
+    job["write"] = dir_json(r.dir[1], plus, bw[1]);
+    job["trim"] = dir_json(r.dir[2], plus, bw[2]);
     Json sync;
     sync["total_ios"] = r.sync.fsyncs;  // as fio's JSON: fdatasyncs are not counted here
     sync["lat_ns"] = lat_json(r.sync.lat, &r.sync.lat_hist, plus);

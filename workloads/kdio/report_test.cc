@@ -156,6 +156,45 @@ TEST(Report, JsonHasFioFieldsAndUnits) {
   EXPECT_EQ(root["kdio"]["jobs"][1]["options"]["numjobs"], "2");
 }
 
+TEST(Report, JsonHasFiosBandwidthAndIopsSamples) {
+  // Two jobs of one group: 2 MiB/s and 6 MiB/s over 1 s, so the group moved 8 MiB/s.
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(512, 1000, 1000),
+                                    sample_result(1536, 1000, 1000)};
+  for (uint64_t kib : {2000, 2100}) results[0].dir[0].bw_samples.add(kib);
+  for (uint64_t iops : {500, 525}) results[0].dir[0].iops_samples.add(iops);
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
+  const auto& read = root["jobs"][0]["read"];
+  EXPECT_EQ(read["bw_min"], 2000);
+  EXPECT_EQ(read["bw_max"], 2100);
+  EXPECT_DOUBLE_EQ(read["bw_mean"].get<double>(), 2050.0);
+  EXPECT_NEAR(read["bw_dev"].get<double>(), 70.710678, 1e-6);
+  EXPECT_EQ(read["bw_samples"], 2);
+  // fio: the mean, cut to 2050, in percent of 8192 KiB/s.
+  EXPECT_DOUBLE_EQ(read["bw_agg"].get<double>(), 2050 * 100.0 / 8192);
+  EXPECT_EQ(read["iops_min"], 500);
+  EXPECT_EQ(read["iops_max"], 525);
+  EXPECT_DOUBLE_EQ(read["iops_mean"].get<double>(), 512.5);
+  EXPECT_NEAR(read["iops_stddev"].get<double>(), 17.677670, 1e-6);
+  EXPECT_EQ(read["iops_samples"], 2);
+  // Without samples (a job shorter than one window) fio writes zeros, bw_agg too.
+  const auto& other = root["jobs"][1]["read"];
+  for (const char* key : {"bw_min", "bw_max", "bw_agg", "bw_mean", "bw_dev", "bw_samples",
+                          "iops_min", "iops_max", "iops_mean", "iops_stddev", "iops_samples"}) {
+    EXPECT_EQ(other[key], 0) << key;
+  }
+}
+
+TEST(Report, GroupReportingAddsTheMembersBandwidthSamples) {
+  std::vector<Job> jobs = two_jobs(true);
+  std::vector<JobResult> results = {sample_result(1, 1000, 1000), sample_result(1, 1000, 1000)};
+  results[0].dir[0].bw_samples.add(4000);
+  results[1].dir[0].bw_samples.add(1200);
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
+  EXPECT_EQ(root["jobs"][0]["read"]["bw_min"], 5200);
+  EXPECT_EQ(root["jobs"][0]["read"]["bw_samples"], 2);
+}
+
 TEST(Report, SyncLatencyLogIsInTheJsonOnlyWhenAsked) {
   std::vector<Job> jobs = two_jobs(false);
   std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};

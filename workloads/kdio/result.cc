@@ -35,6 +35,8 @@ void JobResult::merge(const JobResult& other) {
     to.clat.merge(from.clat);
     to.lat.merge(from.lat);
     to.clat_hist.merge(from.clat_hist);
+    to.bw_samples.sum(from.bw_samples);
+    to.iops_samples.sum(from.iops_samples);
   }
   sync.total_ios += other.sync.total_ios;
   sync.fsyncs += other.sync.fsyncs;

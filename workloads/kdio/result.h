@@ -17,6 +17,8 @@ struct DirResult {
   LatStat clat;             // issue -> completion
   LatStat lat;              // submit -> completion
   Histogram clat_hist;
+  LatStat bw_samples;    // KiB/s, one per 500 ms window (rate_sampler.h)
+  LatStat iops_samples;  // I/Os per second, the same windows
 };
 
 // Each fsync/fdatasync in order (kdio's sync_lat_log=1): when it ended, in ms since the job's

@@ -21,6 +21,19 @@ void LatStat::merge(const LatStat& other) {
   samples += other.samples;
 }
 
+void LatStat::sum(const LatStat& other) {
+  if (other.samples == 0) return;
+  if (samples == 0) {
+    *this = other;
+    return;
+  }
+  min += other.min;
+  max += other.max;
+  mean += other.mean;
+  m2 += other.m2;
+  samples += other.samples;
+}
+
 double LatStat::stddev() const {
   if (samples < 2) return 0;
   return std::sqrt(m2 / static_cast<double>(samples - 1));

@@ -23,6 +23,9 @@ struct LatStat {
     m2 += delta * (static_cast<double>(value) - mean);
   }
   void merge(const LatStat& other);
+  // group_reporting's sum of the members' bandwidth or IOPS samples, as fio's sum_stat with
+  // pure_sum: min, max, mean and squared deviations add up, and so do the sample counts.
+  void sum(const LatStat& other);
   double stddev() const;  // sample stddev (n - 1), 0 below two samples
   uint64_t min_or_zero() const { return samples ? min : 0; }
 };

@@ -65,5 +65,21 @@ TEST(LatStat, MergeEqualsOneStream) {
   EXPECT_NEAR(merged.stddev(), all.stddev(), 1e-9 * all.stddev());
 }
 
+TEST(LatStat, SumAddsTheMembersRatesAsFioGroupReporting) {
+  // fio 3.33, group_reporting over rate_iops=1000 and rate_iops=300: bw_min 5200 = 4000 + 1200.
+  LatStat a, b;
+  for (uint64_t v : {4000, 4008, 4000}) a.add(v);
+  for (uint64_t v : {1200, 1200, 1208}) b.add(v);
+  LatStat group;
+  group.sum(a);
+  group.sum(LatStat{});
+  group.sum(b);
+  EXPECT_EQ(group.min, 5200u);
+  EXPECT_EQ(group.max, 5216u);
+  EXPECT_EQ(group.samples, 6u);
+  EXPECT_NEAR(group.mean, a.mean + b.mean, 1e-9);
+  EXPECT_NEAR(group.stddev(), std::sqrt((a.m2 + b.m2) / 5), 1e-9);
+}
+
 }  // namespace
 }  // namespace kdio

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "file_layout.h"
+#include "rate_sampler.h"
 #include "run_error.h"
 
 namespace kdio {
@@ -140,6 +141,7 @@ class Worker {
   uint64_t stat_start_ns_ = 0;
   uint64_t deadline_ns_ = UINT64_MAX;
   bool ramping_ = false;
+  RateSampler rates_;
   Usage usage_start_;
   uint64_t issued_bytes_[2] = {0, 0};
   uint64_t issued_ios_[2] = {0, 0};
@@ -446,6 +448,7 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
     result_ = fresh;
     stat_start_ns_ = done_ns;
     for (int d = 0; d < 2; ++d) issued_bytes_[d] = issued_ios_[d] = 0;
+    rates_.start(done_ns);
     usage_start_ = thread_usage();
     if (job_.runtime_ns) deadline_ns_ = stat_start_ns_ + job_.runtime_ns;
     return;
@@ -460,6 +463,7 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   d.clat_hist.add(clat);
   d.lat.add(done_ns - unit.start_ns);
   if (async) d.slat.add(unit.issue_ns - unit.start_ns);
+  rates_.add(unit.dir, unit.len, done_ns, result_);
   if (done_ns >= deadline_ns_) more_ = false;
 }
 
@@ -686,6 +690,7 @@ void Worker::run_async() {
 
 void Worker::finish(uint64_t end_ns) {
   Usage usage = thread_usage();
+  rates_.finish(end_ns, result_);
   const uint64_t elapsed_us = (end_ns - stat_start_ns_) / 1000;
   // As fio: a direction's run time is rounded up to whole ms (update_runtime()), the job's
   // down (mtime_since()); 1.2 ms of I/O report "runtime" 2 and "job_runtime" 1.
@@ -700,6 +705,7 @@ void Worker::finish(uint64_t end_ns) {
 
 void Worker::run() {
   run_start_ns_ = stat_start_ns_ = now_ns();
+  rates_.start(stat_start_ns_);
   usage_start_ = thread_usage();
   ramping_ = job_.ramp_time_ns > 0;
   if (job_.runtime_ns) deadline_ns_ = run_start_ns_ + job_.ramp_time_ns + job_.runtime_ns;
