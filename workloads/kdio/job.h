@@ -78,6 +78,9 @@ struct Job {
   bool registerfiles = false;
   bool sqthread_poll = false;
 
+  // kb_base: 1000 puts decimal units (MB/s) first in the normal output, as fio.
+  int kb_base = 1024;
+
   bool use_threads = false;  // `thread`: pthreads instead of fork
   bool group_reporting = false;
 

@@ -312,6 +312,7 @@ void set_kb_base(JobState& state, std::string_view value) {
     throw JobError(fmt::format("kb_base must be 1000 or 1024, not {}", value));
   }
   state.kb_base = value == "1000" ? 1000 : 1024;
+  state.job.kb_base = state.kb_base;
 }
 
 // clang-format off

@@ -174,6 +174,7 @@ TEST(ApplyOption, KbBaseChangesSuffixes) {
   JobState state = apply({{"kb_base", "1000"}, {"size", "1m"}, {"bs", "4KiB"}});
   EXPECT_EQ(state.size, 1000000u);
   EXPECT_EQ(state.bs[0], 4096u);
+  EXPECT_EQ(state.job.kb_base, 1000);  // for the units of the normal output
   EXPECT_EQ(error_of("kb_base", "0x400"),
             "t.fio:1: option 'kb_base': kb_base must be 1000 or 1024, not 0x400");
   EXPECT_EQ(error_of("kb_base", "1010"),

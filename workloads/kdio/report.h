@@ -31,6 +31,14 @@ struct Report {
   int64_t timestamp_ms = 0;
 };
 
+enum class NumberUnit { kNone, kBytes, kBytesPerSecond };
+
+// fio's num2str (lib/num2str.c) with its default significant_figures=4: the number with at
+// most `digits` digits, scaled by 1000 or 1024 (`binary`) with a prefix when longer, and the
+// digits left after the whole part, less one for the point, as decimals: 21600 is "21.6k",
+// 88300000 B/s "84.2MiB/s" or "88.3MB/s".
+std::string num2str(uint64_t num, bool binary, NumberUnit unit, int digits = 4);
+
 std::string render_json(const Report& report, bool plus);
 std::string render_normal(const Report& report);
 

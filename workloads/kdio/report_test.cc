@@ -249,16 +249,53 @@ TEST(Report, InterruptedIsMarked) {
   EXPECT_NE(render_normal(report).find("interrupted"), std::string::npos);
 }
 
+TEST(Report, NumbersHaveFiosFourDigits) {
+  // Values from fio 3.33's output: "IOPS=17.2k, BW=67.1MiB/s (70.4MB/s)(80.9MiB/1205msec)".
+  EXPECT_EQ(num2str(17176, false, NumberUnit::kNone), "17.2k");
+  EXPECT_EQ(num2str(662, false, NumberUnit::kNone), "662");
+  EXPECT_EQ(num2str(70364564, true, NumberUnit::kBytesPerSecond), "67.1MiB/s");
+  EXPECT_EQ(num2str(70364564, false, NumberUnit::kBytesPerSecond), "70.4MB/s");
+  EXPECT_EQ(num2str(84828160, true, NumberUnit::kBytes), "80.9MiB");
+  EXPECT_EQ(num2str(2715000, true, NumberUnit::kBytesPerSecond), "2651KiB/s");
+  EXPECT_EQ(num2str(3260416, true, NumberUnit::kBytes), "3184KiB");
+  EXPECT_EQ(num2str(4096, false, NumberUnit::kBytes), "4096B");
+  EXPECT_EQ(num2str(40960, false, NumberUnit::kBytes), "40.0kB");   // fio: 0.96 prints as ".0"
+  EXPECT_EQ(num2str(99999, false, NumberUnit::kNone), "99.0k");     // fio's rounding
+  EXPECT_EQ(num2str(123456789, false, NumberUnit::kNone), "123M");  // no room for decimals
+  EXPECT_EQ(num2str(123567890, false, NumberUnit::kNone), "124M");
+}
+
 TEST(Report, NormalOutputReadsLikeFio) {
   std::vector<Job> jobs = two_jobs(true);
   std::vector<JobResult> results = {sample_result(1000, 1000, 100'000),
                                     sample_result(1000, 1000, 100'000)};
   std::string text = render_normal(make_report(jobs, results));
   EXPECT_NE(text.find("j: (groupid=0, jobs=2): err= 0"), std::string::npos) << text;
-  EXPECT_NE(text.find("read: IOPS=2000, BW=8000KiB/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("  read: IOPS=2000, BW=8000KiB/s (8192kB/s)(8000KiB/1000msec)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("   READ: bw=8000KiB/s (8192kB/s), 8000KiB/s-8000KiB/s "
+                      "(8192kB/s-8192kB/s), io=8000KiB (8192kB), run=1000-1000msec\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("clat percentiles (usec):"), std::string::npos) << text;
   EXPECT_NE(text.find("99.00th=["), std::string::npos) << text;
   EXPECT_NE(text.find("Run status group 0 (all jobs):"), std::string::npos) << text;
+}
+
+TEST(Report, NormalOutputHasDecimalUnitsFirstWithKbBase1000) {
+  std::vector<Job> jobs = two_jobs(false);
+  for (Job& job : jobs) job.kb_base = 1000;
+  std::vector<JobResult> results = {sample_result(21600, 1000, 100'000),
+                                    sample_result(1000, 2000, 100'000)};
+  std::string text = render_normal(make_report(jobs, results));
+  EXPECT_NE(text.find("  read: IOPS=21.6k, BW=88.5MB/s (84.4MiB/s)(88.5MB/1000msec)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("   READ: bw=46.3MB/s (44.1MiB/s), 2048kB/s-88.5MB/s "
+                      "(2000KiB/s-84.4MiB/s), io=92.6MB (88.3MiB), run=1000-2000msec\n"),
+            std::string::npos)
+      << text;
 }
 
 // fio 3.33's JSON "total_ios" of "sync" counts fsyncs alone: a job with fdatasync=N reports 0
