@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include <algorithm>
+
 namespace kdio {
 
 std::vector<ReportEntry> report_entries(const std::vector<Job>& jobs,
@@ -15,6 +17,31 @@ std::vector<ReportEntry> report_entries(const std::vector<Job>& jobs,
     entries.push_back({&job, 1, results[i]});
   }
   return entries;
+}
+
+GroupBandwidths group_bandwidths(const std::vector<ReportEntry>& entries) {
+  std::map<int, std::array<uint64_t, 3>> bytes, longest, bandwidth;
+  for (const ReportEntry& e : entries) {
+    for (int d = 0; d < 3; ++d) {
+      bytes[e.job->group_id][d] += e.result.dir[d].io_bytes;
+      longest[e.job->group_id][d] =
+          std::max(longest[e.job->group_id][d], e.result.dir[d].runtime_ms);
+    }
+  }
+  for (auto& [group, total] : bytes) {
+    for (int d = 0; d < 3; ++d) {
+      uint64_t ms = longest[group][d];
+      bandwidth[group][d] = ms ? total[d] * 1000 / ms : 0;
+    }
+  }
+  return bandwidth;
+}
+
+double percent_of_group(double bw_mean_kib, uint64_t group_bw_bytes) {
+  if (group_bw_bytes <= 1024) return 100.0;
+  double percent = static_cast<double>(static_cast<int64_t>(bw_mean_kib)) * 100.0 /
+                   (static_cast<double>(group_bw_bytes) / 1024.0);
+  return std::min(percent, 100.0);
 }
 
 }  // namespace kdio

@@ -2,7 +2,9 @@
 // consecutive jobs of one group as fio does.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,16 @@ struct ReportEntry {
 
 std::vector<ReportEntry> report_entries(const std::vector<Job>& jobs,
                                         const std::vector<JobResult>& results);
+
+// fio's rs->agg: per group and direction, the bytes of the group's entries per second of its
+// longest run time.
+using GroupBandwidths = std::map<int, std::array<uint64_t, 3>>;
+GroupBandwidths group_bandwidths(const std::vector<ReportEntry>& entries);
+
+// fio's bw_agg ("per=" in the normal output): a mean bandwidth sample, cut to whole KiB/s as
+// fio passes it as an int, in percent of its group's bandwidth, at most 100; 100 when the group
+// moved 1 KiB/s or less.
+double percent_of_group(double bw_mean_kib, uint64_t group_bw_bytes);
 
 struct Report {
   const std::vector<Job>* jobs = nullptr;

@@ -1,8 +1,5 @@
 // fio 3.x JSON: field names and units as fio writes them, plus a "kdio" object.
-#include <algorithm>
-#include <array>
 #include <ctime>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "kdio/json_numbers.h"
@@ -35,16 +32,6 @@ Json lat_json(const LatStat& stat, const Histogram* hist, bool plus) {
     }
   }
   return out;
-}
-
-// fio's bw_agg: the job's mean bandwidth sample (cut to whole KiB/s, as fio passes it as an
-// int) in percent of its group's bandwidth, at most 100; 100 when the group moved 1 KiB/s or
-// less.
-double percent_of_group(double bw_mean_kib, uint64_t group_bw_bytes) {
-  if (group_bw_bytes <= 1024) return 100.0;
-  double percent = static_cast<double>(static_cast<int64_t>(bw_mean_kib)) * 100.0 /
-                   (static_cast<double>(group_bw_bytes) / 1024.0);
-  return std::min(percent, 100.0);
 }
 
 // fio's bandwidth samples, KiB/s; all zero without samples, as fio's calc_lat().
@@ -91,26 +78,6 @@ Json dir_json(const DirResult& d, bool plus, uint64_t group_bw_bytes) {
 double cpu_percent(uint64_t cpu_ns, uint64_t runtime_ms) {
   if (runtime_ms == 0) return 0;
   return static_cast<double>(cpu_ns) / 1e4 / static_cast<double>(runtime_ms);
-}
-
-// fio's rs->agg: per direction, the bytes of the group's entries per second of its longest
-// run time.
-std::map<int, std::array<uint64_t, 3>> group_bandwidths(const std::vector<ReportEntry>& entries) {
-  std::map<int, std::array<uint64_t, 3>> bytes, longest, bandwidth;
-  for (const ReportEntry& e : entries) {
-    for (int d = 0; d < 3; ++d) {
-      bytes[e.job->group_id][d] += e.result.dir[d].io_bytes;
-      longest[e.job->group_id][d] =
-          std::max(longest[e.job->group_id][d], e.result.dir[d].runtime_ms);
-    }
-  }
-  for (auto& [group, total] : bytes) {
-    for (int d = 0; d < 3; ++d) {
-      uint64_t ms = longest[group][d];
-      bandwidth[group][d] = ms ? total[d] * 1000 / ms : 0;
-    }
-  }
-  return bandwidth;
 }
 
 Json options_json(const Job& job) {

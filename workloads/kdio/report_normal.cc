@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "kdio/json_numbers.h"
 #include "report.h"
@@ -53,25 +54,85 @@ struct Units {
   }
 };
 
+// fio's display_lat(): nsec, or usec/msec once min, max and stdev are all large enough; min and
+// max as whole numbers of at most 6 digits.
 std::string lat_line(const char* name, const LatStat& s) {
-  return fmt::format("    {:>4} (usec): min={:.2f}, max={:.2f}, avg={:.2f}, stdev={:.2f}\n", name,
-                     static_cast<double>(s.min_or_zero()) / 1e3, static_cast<double>(s.max) / 1e3,
-                     s.mean / 1e3, s.stddev() / 1e3);
+  uint64_t min = s.min_or_zero(), max = s.max;
+  double mean = s.mean, dev = s.stddev();
+  const char* unit = "nsec";
+  if (min > 2'000'000 && max > 99'999'999 && dev > 1e6) {
+    unit = "msec";
+    min /= 1'000'000, max /= 1'000'000, mean /= 1e6, dev /= 1e6;
+  } else if (min > 2000 && max > 99'999 && dev > 1000) {
+    unit = "usec";
+    min /= 1000, max /= 1000, mean /= 1e3, dev /= 1e3;
+  }
+  return fmt::format("    {} ({}): min={}, max={}, avg={:5.2f}, stdev={:5.2f}\n", name, unit,
+                     num2str(min, false, NumberUnit::kNone, 6),
+                     num2str(max, false, NumberUnit::kNone, 6), mean, dev);
 }
 
+// fio's show_clat_percentiles(): the unit from the smallest and largest value shown, values
+// rounded up into it, at least 5 wide, as many per line as fit in 80 columns.
 std::string percentile_block(const char* name, const Histogram& hist) {
   auto list = hist.percentiles(default_percentiles());
   if (list.empty()) return "";
-  std::string out = fmt::format("    {} percentiles (usec):\n", name);
+  uint64_t minv = UINT64_MAX, maxv = 0;
+  for (const auto& [p, value] : list) minv = std::min(minv, value), maxv = std::max(maxv, value);
+  int scale_down = 0;
+  uint64_t divisor = 1;
+  const char* unit = "nsec";
+  if (minv > 2'000'000 && maxv > 99'999'999) {
+    scale_down = 2, divisor = 1'000'000, unit = "msec";
+  } else if (minv > 2000 && maxv > 99'999) {
+    scale_down = 1, divisor = 1000, unit = "usec";
+  }
+  const int width =
+      std::max(5, static_cast<int>(std::log10(static_cast<double>(maxv / divisor)) + 1));
+  const size_t per_line = static_cast<size_t>((80 - 7) / (2 + 10 + width));
+  std::string out = fmt::format("    {} percentiles ({}):\n     |", name, unit);
   for (size_t i = 0; i < list.size(); ++i) {
-    if (i % 4 == 0) out += "     |";
-    out += fmt::format(" {:5.2f}th=[{:6}]", list[i].first, (list[i].second + 500) / 1000);
-    out += (i % 4 == 3 || i + 1 == list.size()) ? "\n" : ",";
+    if (i != 0 && i % per_line == 0) out += "     |";
+    uint64_t value = list[i].second;
+    for (int step = 0; step < scale_down; ++step) value = (value + 999) / 1000;
+    bool last = i + 1 == list.size();
+    out += fmt::format(" {:5.2f}th=[{:{}}]{}", list[i].first, value, width, last ? '\n' : ',');
+    if (!last && i % per_line == per_line - 1) out += "\n";
   }
   return out;
 }
 
-std::string dir_block(int d, const DirResult& r, const Units& units) {
+// fio's bandwidth and IOPS sample lines; bandwidth in KiB/s ("kB" with kb_base=1000, which
+// fio writes for the same numbers), in MiB/s above 1 GiB/s.
+std::string samples_block(const DirResult& r, const Units& units, uint64_t group_bw_bytes) {
+  std::string out;
+  if (r.bw_samples.samples) {
+    const LatStat& bw = r.bw_samples;
+    double per = percent_of_group(bw.mean, group_bw_bytes);
+    double base = units.binary_first ? 1024.0 : 1000.0;
+    uint64_t min = bw.min, max = bw.max;
+    double mean = bw.mean, dev = bw.stddev();
+    const char* unit = units.binary_first ? "KiB" : "kB";
+    if (mean > base * base) {
+      min = static_cast<uint64_t>(static_cast<double>(min) / base);
+      max = static_cast<uint64_t>(static_cast<double>(max) / base);
+      mean /= base, dev /= base, unit = "MiB";
+    }
+    out += fmt::format(
+        "   bw ({:>5}/s): min={:5}, max={:5}, per={:3.2f}%, avg={:5.2f}, stdev={:5.2f}, "
+        "samples={}\n",
+        unit, min, max, per, mean, dev, bw.samples);
+  }
+  if (r.iops_samples.samples) {
+    const LatStat& iops = r.iops_samples;
+    out +=
+        fmt::format("   iops        : min={:5}, max={:5}, avg={:5.2f}, stdev={:5.2f}, samples={}\n",
+                    iops.min, iops.max, iops.mean, iops.stddev(), iops.samples);
+  }
+  return out;
+}
+
+std::string dir_block(int d, const DirResult& r, const Units& units, uint64_t group_bw_bytes) {
   // As fio: whole bytes and I/Os per second.
   uint64_t bw = r.runtime_ms ? r.io_bytes * 1000 / r.runtime_ms : 0;
   uint64_t iops = r.runtime_ms ? r.total_ios * 1000 / r.runtime_ms : 0;
@@ -80,22 +141,24 @@ std::string dir_block(int d, const DirResult& r, const Units& units) {
       units.both(bw, NumberUnit::kBytesPerSecond), units.first(r.io_bytes, NumberUnit::kBytes),
       r.runtime_ms, d == 1 ? "; 0 zone resets" : "");
   if (r.slat.samples) out += lat_line("slat", r.slat);
-  out += lat_line("clat", r.clat);
-  out += lat_line(" lat", r.lat);
+  if (r.clat.samples) out += lat_line("clat", r.clat);
+  if (r.lat.samples) out += lat_line(" lat", r.lat);
   out += percentile_block("clat", r.clat_hist);
+  out += samples_block(r, units, group_bw_bytes);
   return out;
 }
 
-std::string entry_block(const ReportEntry& e, const Units& units) {
+std::string entry_block(const ReportEntry& e, const Units& units,
+                        const std::array<uint64_t, 3>& group_bw) {
   const JobResult& r = e.result;
   std::string out =
       fmt::format("{}: (groupid={}, jobs={}): err={:2}{}\n", e.job->name, e.job->group_id,
                   e.members, r.error, r.error ? fmt::format(" ({})", r.error_message) : "");
   for (int d = 0; d < 3; ++d) {
-    if (r.dir[d].total_ios) out += dir_block(d, r.dir[d], units);
+    if (r.dir[d].total_ios) out += dir_block(d, r.dir[d], units, group_bw[static_cast<size_t>(d)]);
   }
-  if (r.sync.total_ios) {
-    out += fmt::format("  sync: total_ios={}\n", r.sync.total_ios);
+  if (r.sync.lat.samples) {
+    out += "  fsync/fdatasync/sync_file_range:\n";
     out += lat_line("sync", r.sync.lat);
     out += percentile_block("sync", r.sync.lat_hist);
   }
@@ -145,8 +208,10 @@ Units group_units(const std::vector<ReportEntry>& entries, int group) {
 
 std::string render_normal(const Report& report) {
   std::string out;
+  GroupBandwidths group_bw = group_bandwidths(report.entries);
   for (const ReportEntry& e : report.entries) {
-    out += entry_block(e, group_units(report.entries, e.job->group_id));
+    int group = e.job->group_id;
+    out += entry_block(e, group_units(report.entries, group), group_bw[group]);
   }
   std::vector<int> groups;
   for (const ReportEntry& e : report.entries) {

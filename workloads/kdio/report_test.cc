@@ -308,7 +308,44 @@ TEST(Report, JsonSyncTotalIosCountsFsyncsAlone) {
   EXPECT_EQ(root["jobs"][0]["sync"]["total_ios"], 0);
   EXPECT_EQ(root["jobs"][0]["sync"]["lat_ns"]["N"], 1);
   EXPECT_EQ(root["jobs"][1]["sync"]["total_ios"], 1);
-  EXPECT_NE(render_normal(make_report(jobs, results)).find("sync: total_ios=1"), std::string::npos);
+  EXPECT_NE(render_normal(make_report(jobs, results))
+                .find("  fsync/fdatasync/sync_file_range:\n    sync (nsec): min=5000, max=5000"),
+            std::string::npos);
+}
+
+TEST(Report, NormalOutputPicksFiosLatencyUnits) {
+  // fio 3.33: "clat (usec): min=15, max=7273, avg=423.93, stdev=1020.68" and nsec when the
+  // spread is small.
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(1000, 1000, 100'000), sample_result(3, 10, 1)};
+  std::string text = render_normal(make_report(jobs, results));
+  EXPECT_NE(text.find("    clat (usec): min=100, max=1099, avg=599.50, stdev=288.82\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    clat (nsec): min=1, max=2001, avg=1001.00, stdev=1000.00\n"),
+            std::string::npos)
+      << text;
+  // Percentile values rounded up into the unit, 5 wide, 4 to a line.
+  EXPECT_NE(text.find("    clat percentiles (usec):\n     |  1.00th=[  110],  5.00th=[  149],"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    clat percentiles (nsec):\n     |  1.00th=[    1],"), std::string::npos)
+      << text;
+}
+
+TEST(Report, NormalOutputHasFiosBandwidthAndIopsSampleLines) {
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(1000, 1000, 100'000), sample_result(1, 10, 1)};
+  for (uint64_t kib : {3984, 4008, 4000, 4008}) results[0].dir[0].bw_samples.add(kib);
+  for (uint64_t iops : {996, 1002, 1000, 1002}) results[0].dir[0].iops_samples.add(iops);
+  std::string text = render_normal(make_report(jobs, results));
+  // The group moved 4000 KiB/s + 4 KiB/s.
+  EXPECT_NE(text.find("   bw (  KiB/s): min= 3984, max= 4008, per=99.90%, avg=4000.00, "
+                      "stdev=11.31, samples=4\n"
+                      "   iops        : min=  996, max= 1002, avg=1000.00, stdev= 2.83, "
+                      "samples=4\n"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
