@@ -92,6 +92,7 @@ void write_report(const Args& args, std::optional<std::ofstream>& out, const std
 }
 
 int run(int argc, char** argv) {
+  const auto started = std::chrono::steady_clock::now();
   Args args = parse_args(argc, argv);
   if (args.rest.empty() || args.rest[0] == "--help" || args.rest[0] == "-h") {
     std::fputs(kUsage, stderr);
@@ -114,6 +115,9 @@ int run(int argc, char** argv) {
   report.timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
+  auto elapsed = std::chrono::steady_clock::now() - started;
+  report.elapsed_s = static_cast<uint64_t>(
+      (std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count() + 999) / 1000);
   write_report(args, report_file,
                args.format == OutputFormat::kNormal
                    ? render_normal(report)

@@ -669,6 +669,11 @@ bool is_kb_base(const IniOption& option) {
   return option.key == "kb_base";
 }
 
+std::string canonical_option_name(std::string_view key) {
+  const OptionSpec* spec = find_option(key);
+  return std::string(spec != nullptr ? spec->name : key);
+}
+
 std::vector<std::string> supported_option_names() {
   std::vector<std::string> names;
   for (const OptionSpec& spec : kOptions) {

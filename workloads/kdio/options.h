@@ -42,6 +42,10 @@ bool option_needs_value(std::string_view key);
 // kb_base changes how every size in its section is read, so fio applies it first; so do we.
 bool is_kb_base(const IniOption& option);
 
+// The name fio stores an option under (its JSON "job options"): "bs" for "blocksize"; an
+// unknown name is returned as it is.
+std::string canonical_option_name(std::string_view key);
+
 // Every option name (and alias) kdio accepts, for "did you mean" and the documentation test.
 std::vector<std::string> supported_option_names();
 

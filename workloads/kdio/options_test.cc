@@ -478,5 +478,17 @@ TEST(OptionsDoc, SupportedAndUnsupportedDoNotOverlap) {
   }
 }
 
+TEST(CanonicalOptionName, AliasesGiveFiosName) {
+  EXPECT_EQ(canonical_option_name("blocksize"), "bs");
+  EXPECT_EQ(canonical_option_name("readwrite"), "rw");
+  EXPECT_EQ(canonical_option_name("timeout"), "runtime");
+  EXPECT_EQ(canonical_option_name("io_limit"), "io_size");
+  EXPECT_EQ(canonical_option_name("nr_files"), "nrfiles");
+  EXPECT_EQ(canonical_option_name("blocksize_range"), "bsrange");
+  EXPECT_EQ(canonical_option_name("wait_for_previous"), "stonewall");
+  EXPECT_EQ(canonical_option_name("bs"), "bs");
+  EXPECT_EQ(canonical_option_name("no_such_option"), "no_such_option");
+}
+
 }  // namespace
 }  // namespace kdio

@@ -41,6 +41,8 @@ struct Report {
   std::vector<ReportEntry> entries;
   bool interrupted = false;
   int64_t timestamp_ms = 0;
+  // Whole seconds since kdio started, rounded up: fio's "elapsed" (its ETA's elapsed_sec).
+  uint64_t elapsed_s = 0;
 };
 
 enum class NumberUnit { kNone, kBytes, kBytesPerSecond };

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kdio/json_numbers.h"
+#include "kdio/options.h"
 #include "report.h"
 
 namespace kdio {
@@ -86,10 +87,23 @@ Json options_json(const Job& job) {
   return out;
 }
 
+// fio's "job options": under fio's name for an alias, and without the flags given bare
+// (`thread`, `group_reporting`), which fio does not list.
+Json fio_options_json(const Job& job) {
+  Json out = Json::object();
+  for (const auto& [key, value] : job.given_options) {
+    if (!value.empty()) out[canonical_option_name(key)] = value;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_json(const Report& report, bool plus) {
   Json root;
+  // Tools read "fio version" to show or store it, none we know parses it: it names the program
+  // that wrote the file, as fio's does.
+  root["fio version"] = kVersion;
   root["kdio version"] = kVersion;
   root["timestamp"] = report.timestamp_ms / 1000;
   root["timestamp_ms"] = report.timestamp_ms;
@@ -108,7 +122,8 @@ std::string render_json(const Report& report, bool plus) {
     job["groupid"] = entry.job->group_id;
     job["error"] = r.error;
     if (r.error != 0) job["error_message"] = r.error_message;
-    job["job options"] = options_json(*entry.job);
+    job["elapsed"] = report.elapsed_s;
+    job["job options"] = fio_options_json(*entry.job);
     const auto& bw = group_bw[entry.job->group_id];
     job["read"] = dir_json(r.dir[0], plus, bw[0]);
     job["write"] = dir_json(r.dir[1], plus, bw[1]);

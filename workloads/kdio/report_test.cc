@@ -195,6 +195,24 @@ TEST(Report, GroupReportingAddsTheMembersBandwidthSamples) {
   EXPECT_EQ(root["jobs"][0]["read"]["bw_samples"], 2);
 }
 
+TEST(Report, JsonHasFiosVersionElapsedAndJobOptions) {
+  std::vector<Job> jobs = two_jobs(false);
+  jobs[0].given_options = {
+      {"blocksize", "4k"}, {"readwrite", "randread"}, {"thread", ""}, {"group_reporting", ""}};
+  std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
+  Report report = make_report(jobs, results);
+  report.elapsed_s = 3;
+  auto root = nlohmann::json::parse(render_json(report, false));
+  EXPECT_EQ(root.begin().key(), "fio version");
+  EXPECT_EQ(root["fio version"], kVersion);
+  EXPECT_EQ(root["jobs"][0]["elapsed"], 3);
+  // As fio 3.33 (alias.fio): fio's names, no bare flags.
+  EXPECT_EQ(root["jobs"][0]["job options"], nlohmann::json({{"bs", "4k"}, {"rw", "randread"}}));
+  // kdio's own object keeps them as given.
+  EXPECT_EQ(root["kdio"]["jobs"][0]["options"]["blocksize"], "4k");
+  EXPECT_EQ(root["kdio"]["jobs"][0]["options"]["thread"], "");
+}
+
 TEST(Report, SyncLatencyLogIsInTheJsonOnlyWhenAsked) {
   std::vector<Job> jobs = two_jobs(false);
   std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
