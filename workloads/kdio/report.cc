@@ -44,4 +44,14 @@ double percent_of_group(double bw_mean_kib, uint64_t group_bw_bytes) {
   return std::min(percent, 100.0);
 }
 
+std::vector<double> range_percents(std::span<const uint64_t> counts, uint64_t total_ios) {
+  std::vector<double> percents;
+  for (uint64_t count : counts) {
+    double percent =
+        total_ios ? static_cast<double>(count) * 100.0 / static_cast<double>(total_ios) : 0.0;
+    percents.push_back(count && percent < 0.01 ? 0.01 : percent);
+  }
+  return percents;
+}
+
 }  // namespace kdio

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,14 @@ GroupBandwidths group_bandwidths(const std::vector<ReportEntry>& entries);
 // fio passes it as an int, in percent of its group's bandwidth, at most 100; 100 when the group
 // moved 1 KiB/s or less.
 double percent_of_group(double bw_mean_kib, uint64_t group_bw_bytes);
+
+// The labels of fio's latency ranges (LatencyRanges), the msec ones all 12.
+inline constexpr const char* kLatencyRangeLabels[] = {
+    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"};
+
+// fio's stat_calc_lat(): each range's share of the job's reads, writes and trims in percent,
+// at least 0.01 when not empty.
+std::vector<double> range_percents(std::span<const uint64_t> counts, uint64_t total_ios);
 
 struct Report {
   const std::vector<Job>* jobs = nullptr;

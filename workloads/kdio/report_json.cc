@@ -76,6 +76,13 @@ Json dir_json(const DirResult& d, bool plus, uint64_t group_bw_bytes) {
   return out;
 }
 
+Json ranges_json(std::span<const uint64_t> counts, uint64_t total_ios) {
+  Json out = Json::object();
+  auto percents = range_percents(counts, total_ios);
+  for (size_t i = 0; i < percents.size(); ++i) out[kLatencyRangeLabels[i]] = percents[i];
+  return out;
+}
+
 double cpu_percent(uint64_t cpu_ns, uint64_t runtime_ms) {
   if (runtime_ms == 0) return 0;
   return static_cast<double>(cpu_ns) / 1e4 / static_cast<double>(runtime_ms);
@@ -145,6 +152,10 @@ std::string render_json(const Report& report, bool plus) {
     job["usr_cpu"] = cpu_percent(r.usr_ns, r.job_runtime_ms);
     job["sys_cpu"] = cpu_percent(r.sys_ns, r.job_runtime_ms);
     job["ctx"] = r.ctx;
+    uint64_t total_ios = r.dir[0].total_ios + r.dir[1].total_ios + r.dir[2].total_ios;
+    job["latency_ns"] = ranges_json(r.clat_ranges.nsec, total_ios);
+    job["latency_us"] = ranges_json(r.clat_ranges.usec, total_ios);
+    job["latency_ms"] = ranges_json(r.clat_ranges.msec, total_ios);
     jobs.push_back(std::move(job));
   }
   root["jobs"] = jobs;

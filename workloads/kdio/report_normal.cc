@@ -148,6 +148,28 @@ std::string dir_block(int d, const DirResult& r, const Units& units, uint64_t gr
   return out;
 }
 
+// fio's show_lat(): the ranges that have completions, five to a line.
+std::string ranges_lines(std::span<const uint64_t> counts, uint64_t total_ios, const char* unit) {
+  auto percents = range_percents(counts, total_ios);
+  std::string out;
+  int on_line = 0;
+  for (size_t i = 0; i < percents.size(); ++i) {
+    if (percents[i] <= 0.0) continue;
+    if (on_line == 5) out += "\n", on_line = 0;
+    out += on_line == 0 ? fmt::format("  lat ({})   : ", unit) : ", ";
+    out += fmt::format("{}={:3.2f}%", kLatencyRangeLabels[i], percents[i]);
+    ++on_line;
+  }
+  return out.empty() ? out : out + "\n";
+}
+
+std::string latency_ranges_block(const JobResult& r) {
+  uint64_t total_ios = r.dir[0].total_ios + r.dir[1].total_ios + r.dir[2].total_ios;
+  return ranges_lines(r.clat_ranges.nsec, total_ios, "nsec") +
+         ranges_lines(r.clat_ranges.usec, total_ios, "usec") +
+         ranges_lines(r.clat_ranges.msec, total_ios, "msec");
+}
+
 std::string entry_block(const ReportEntry& e, const Units& units,
                         const std::array<uint64_t, 3>& group_bw) {
   const JobResult& r = e.result;
@@ -157,6 +179,7 @@ std::string entry_block(const ReportEntry& e, const Units& units,
   for (int d = 0; d < 3; ++d) {
     if (r.dir[d].total_ios) out += dir_block(d, r.dir[d], units, group_bw[static_cast<size_t>(d)]);
   }
+  out += latency_ranges_block(r);
   if (r.sync.lat.samples) {
     out += "  fsync/fdatasync/sync_file_range:\n";
     out += lat_line("sync", r.sync.lat);

@@ -213,6 +213,27 @@ TEST(Report, JsonHasFiosVersionElapsedAndJobOptions) {
   EXPECT_EQ(root["kdio"]["jobs"][0]["options"]["thread"], "");
 }
 
+TEST(Report, LatencyRangesInPercentOfTheJobsIos) {
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(10000, 1000, 1000), sample_result(1, 10, 1)};
+  JobResult& r = results[0];
+  r.clat_ranges.usec[0] = 9998;  // 1-2 us
+  r.clat_ranges.usec[7] = 1;     // 250-500 us
+  r.clat_ranges.msec[11] = 1;    // 2 s or more
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
+  const auto& job = root["jobs"][0];
+  EXPECT_EQ(job["latency_ns"].size(), 10u);
+  EXPECT_EQ(job["latency_ns"]["1000"], 0.0);
+  EXPECT_DOUBLE_EQ(job["latency_us"]["2"].get<double>(), 99.98);
+  EXPECT_DOUBLE_EQ(job["latency_us"]["500"].get<double>(), 0.01);
+  EXPECT_EQ(job["latency_ms"].size(), 12u);
+  EXPECT_DOUBLE_EQ(job["latency_ms"][">=2000"].get<double>(), 0.01);
+  std::string text = render_normal(make_report(jobs, results));
+  EXPECT_NE(text.find("  lat (usec)   : 2=99.98%, 500=0.01%\n  lat (msec)   : >=2000=0.01%\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Report, SyncLatencyLogIsInTheJsonOnlyWhenAsked) {
   std::vector<Job> jobs = two_jobs(false);
   std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};

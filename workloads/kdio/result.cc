@@ -43,6 +43,7 @@ void JobResult::merge(const JobResult& other) {
   sync.lat.merge(other.sync.lat);
   sync.lat_hist.merge(other.sync.lat_hist);
   sync.log.append(other.sync.log);
+  clat_ranges.merge(other.clat_ranges);
   // fio sums the members' run time and CPU time, so usr_cpu stays a per-job average.
   job_runtime_ms += other.job_runtime_ms;
   usr_ns += other.usr_ns;

@@ -50,6 +50,7 @@ struct SyncResult {
 struct JobResult {
   DirResult dir[3];  // indexed by Direction
   SyncResult sync;
+  LatencyRanges clat_ranges;  // every direction's completions, as fio keeps them per job
   uint64_t job_runtime_ms = 0;
   uint64_t usr_ns = 0;
   uint64_t sys_ns = 0;

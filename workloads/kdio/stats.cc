@@ -39,4 +39,31 @@ double LatStat::stddev() const {
   return std::sqrt(m2 / static_cast<double>(samples - 1));
 }
 
+namespace {
+
+// The range of a value below 1000 (or up to 1999 as the 11th, above as the 12th).
+int range_of(uint64_t value) {
+  static constexpr uint64_t kUpperEnds[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000};
+  int i = 0;
+  while (i < 11 && value >= kUpperEnds[i]) ++i;
+  return i;
+}
+
+}  // namespace
+
+void LatencyRanges::add(uint64_t clat_ns) {
+  if (clat_ns < 1000) {
+    ++nsec[range_of(clat_ns)];
+  } else if (clat_ns < 1'000'000) {
+    ++usec[range_of(clat_ns / 1000)];
+  } else {
+    ++msec[range_of(clat_ns / 1'000'000)];
+  }
+}
+
+void LatencyRanges::merge(const LatencyRanges& other) {
+  for (int i = 0; i < 10; ++i) nsec[i] += other.nsec[i], usec[i] += other.usec[i];
+  for (int i = 0; i < 12; ++i) msec[i] += other.msec[i];
+}
+
 }  // namespace kdio

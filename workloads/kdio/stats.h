@@ -30,4 +30,16 @@ struct LatStat {
   uint64_t min_or_zero() const { return samples ? min : 0; }
 };
 
+// fio's latency ranges (io_u_mark_latency): completions counted by their clat in ranges of
+// nsec, usec and msec, each up to (not including) its label: 2, 4, 10, 20, 50, 100, 250, 500,
+// 750, 1000, and for msec also 2000 and ">=2000".
+struct LatencyRanges {
+  uint64_t nsec[10] = {};
+  uint64_t usec[10] = {};
+  uint64_t msec[12] = {};
+
+  void add(uint64_t clat_ns);
+  void merge(const LatencyRanges& other);
+};
+
 }  // namespace kdio

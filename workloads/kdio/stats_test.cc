@@ -81,5 +81,30 @@ TEST(LatStat, SumAddsTheMembersRatesAsFioGroupReporting) {
   EXPECT_NEAR(group.stddev(), std::sqrt((a.m2 + b.m2) / 5), 1e-9);
 }
 
+TEST(LatencyRanges, ValuesFallInFiosRangesUpToTheirLabel) {
+  LatencyRanges r;
+  for (uint64_t ns : {0, 1, 2, 999}) r.add(ns);
+  for (uint64_t ns : {1000, 1999, 2000, 249'999, 250'000, 999'999}) r.add(ns);
+  for (uint64_t ns : {1'000'000, 999'999'999, 1'000'000'000, 1'999'999'999, 2'000'000'000}) {
+    r.add(ns);
+  }
+  EXPECT_EQ(r.nsec[0], 2u);  // 0 and 1: "2"
+  EXPECT_EQ(r.nsec[1], 1u);  // 2: "4"
+  EXPECT_EQ(r.nsec[9], 1u);  // 999: "1000"
+  EXPECT_EQ(r.usec[0], 2u);  // 1.0 and 1.999 us
+  EXPECT_EQ(r.usec[1], 1u);
+  EXPECT_EQ(r.usec[6], 1u);  // 249 us: "250"
+  EXPECT_EQ(r.usec[7], 1u);  // 250 us: "500"
+  EXPECT_EQ(r.usec[9], 1u);
+  EXPECT_EQ(r.msec[0], 1u);   // 1 ms: "2"
+  EXPECT_EQ(r.msec[9], 1u);   // 999 ms: "1000"
+  EXPECT_EQ(r.msec[10], 2u);  // 1000 and 1999 ms: "2000"
+  EXPECT_EQ(r.msec[11], 1u);  // 2 s: ">=2000"
+  LatencyRanges twice = r;
+  twice.merge(r);
+  EXPECT_EQ(twice.msec[10], 4u);
+  EXPECT_EQ(twice.nsec[0], 4u);
+}
+
 }  // namespace
 }  // namespace kdio

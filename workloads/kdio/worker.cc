@@ -461,6 +461,7 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   uint64_t clat = done_ns - unit.issue_ns;
   d.clat.add(clat);
   d.clat_hist.add(clat);
+  result_.clat_ranges.add(clat);
   d.lat.add(done_ns - unit.start_ns);
   if (async) d.slat.add(unit.issue_ns - unit.start_ns);
   rates_.add(unit.dir, unit.len, done_ns, result_);
