@@ -54,4 +54,30 @@ std::vector<double> range_percents(std::span<const uint64_t> counts, uint64_t to
   return percents;
 }
 
+std::optional<DepthDistributions> depth_distributions(const Job& job, const JobResult& result) {
+  if (job.engine != Engine::kPsync && job.engine != Engine::kSync) return std::nullopt;
+  uint64_t ios = result.dir[0].total_ios + result.dir[1].total_ios + result.dir[2].total_ios;
+  // fio counts the syncs in the depth levels, but divides by the reads and writes alone, so that
+  // psync with fsync= reads 1=106.1%.
+  uint64_t at_depth_one = ios + result.sync.total_ios;
+  auto first_of_seven = [](double percent) {
+    std::vector<double> out(7, 0.0);
+    out[0] = percent;
+    return out;
+  };
+  auto percent = [](uint64_t count, uint64_t total) {
+    if (total == 0) return 0.0;
+    double p = static_cast<double>(count) * 100.0 / static_cast<double>(total);
+    return count && p < 0.1 ? 0.1 : p;
+  };
+  DepthDistributions out;
+  out.level = first_of_seven(percent(at_depth_one, ios));
+  // One I/O per submission and completion, counted in fio's second bucket, "4" (1 to 4).
+  double all = at_depth_one ? 100.0 : 0.0;
+  out.submit = std::vector<double>(7, 0.0);
+  out.submit[1] = all;
+  out.complete = out.submit;
+  return out;
+}
+
 }  // namespace kdio

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +45,18 @@ inline constexpr const char* kLatencyRangeLabels[] = {
 // fio's stat_calc_lat(): each range's share of the job's reads, writes and trims in percent,
 // at least 0.01 when not empty.
 std::vector<double> range_percents(std::span<const uint64_t> counts, uint64_t total_ios);
+
+// fio's I/O depth distributions (stat_calc_dist: percent, at least 0.1 when not empty), which
+// kdio knows for the synchronous engines alone: every I/O and every fsync=/fdatasync= sync is
+// submitted at depth 1, one per submission and completion. Empty for libaio and io_uring.
+struct DepthDistributions {
+  std::vector<double> level;     // "1", "2", "4", ..., ">=64"
+  std::vector<double> submit;    // "0", "4", "8", ..., ">=64"
+  std::vector<double> complete;  // the same
+};
+inline constexpr const char* kDepthLevelLabels[7] = {"1", "2", "4", "8", "16", "32", ">=64"};
+inline constexpr const char* kDepthBatchLabels[7] = {"0", "4", "8", "16", "32", "64", ">=64"};
+std::optional<DepthDistributions> depth_distributions(const Job& job, const JobResult& result);
 
 struct Report {
   const std::vector<Job>* jobs = nullptr;

@@ -83,6 +83,12 @@ Json ranges_json(std::span<const uint64_t> counts, uint64_t total_ios) {
   return out;
 }
 
+Json depths_json(const std::vector<double>& percents, const char* const (&labels)[7]) {
+  Json out = Json::object();
+  for (size_t i = 0; i < 7; ++i) out[labels[i]] = percents[i];
+  return out;
+}
+
 double cpu_percent(uint64_t cpu_ns, uint64_t runtime_ms) {
   if (runtime_ms == 0) return 0;
   return static_cast<double>(cpu_ns) / 1e4 / static_cast<double>(runtime_ms);
@@ -152,10 +158,20 @@ std::string render_json(const Report& report, bool plus) {
     job["usr_cpu"] = cpu_percent(r.usr_ns, r.job_runtime_ms);
     job["sys_cpu"] = cpu_percent(r.sys_ns, r.job_runtime_ms);
     job["ctx"] = r.ctx;
+    if (auto depths = depth_distributions(*entry.job, r)) {
+      job["iodepth_level"] = depths_json(depths->level, kDepthLevelLabels);
+      job["iodepth_submit"] = depths_json(depths->submit, kDepthBatchLabels);
+      job["iodepth_complete"] = depths_json(depths->complete, kDepthBatchLabels);
+    }
     uint64_t total_ios = r.dir[0].total_ios + r.dir[1].total_ios + r.dir[2].total_ios;
     job["latency_ns"] = ranges_json(r.clat_ranges.nsec, total_ios);
     job["latency_us"] = ranges_json(r.clat_ranges.usec, total_ios);
     job["latency_ms"] = ranges_json(r.clat_ranges.msec, total_ios);
+    // fio's latency_target fields, which it writes with the depth: kdio has no latency_target.
+    job["latency_depth"] = entry.job->iodepth;
+    job["latency_target"] = 0;
+    job["latency_percentile"] = 100.0;
+    job["latency_window"] = 0;
     jobs.push_back(std::move(job));
   }
   root["jobs"] = jobs;

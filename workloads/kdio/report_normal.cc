@@ -170,6 +170,31 @@ std::string latency_ranges_block(const JobResult& r) {
          ranges_lines(r.clat_ranges.msec, total_ios, "msec");
 }
 
+std::string distribution_line(const char* name, const std::vector<double>& percents,
+                              const char* const (&labels)[7]) {
+  std::string out = fmt::format("{}: ", name);
+  for (size_t i = 0; i < 7; ++i) {
+    out += fmt::format("{}{}={:3.1f}%", i ? ", " : "", labels[i], percents[i]);
+  }
+  return out + "\n";
+}
+
+// fio's lines after the CPU use: I/O depths (synchronous engines only, see
+// depth_distributions), the I/Os issued per direction and syncs, the latency target line.
+std::string depth_lines(const Job& job, const JobResult& r) {
+  std::string out;
+  if (auto depths = depth_distributions(job, r)) {
+    out += distribution_line("  IO depths    ", depths->level, kDepthLevelLabels);
+    out += distribution_line("     submit    ", depths->submit, kDepthBatchLabels);
+    out += distribution_line("     complete  ", depths->complete, kDepthBatchLabels);
+  }
+  out += fmt::format("     issued rwts: total={},{},{},{} short=0,0,0,0 dropped=0,0,0,0\n",
+                     r.dir[0].total_ios, r.dir[1].total_ios, r.dir[2].total_ios, r.sync.fsyncs);
+  out += fmt::format("     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
+                     job.iodepth);
+  return out;
+}
+
 std::string entry_block(const ReportEntry& e, const Units& units,
                         const std::array<uint64_t, 3>& group_bw) {
   const JobResult& r = e.result;
@@ -189,6 +214,7 @@ std::string entry_block(const ReportEntry& e, const Units& units,
   out += fmt::format("  cpu          : usr={:.2f}%, sys={:.2f}%, ctx={}\n",
                      static_cast<double>(r.usr_ns) / 1e4 / ms,
                      static_cast<double>(r.sys_ns) / 1e4 / ms, r.ctx);
+  out += depth_lines(*e.job, r);
   return out;
 }
 

@@ -234,6 +234,45 @@ TEST(Report, LatencyRangesInPercentOfTheJobsIos) {
       << text;
 }
 
+TEST(Report, DepthsForSynchronousEnginesAsFio) {
+  // fio 3.33, psync randrw fsync=16 (n.fio): "IO depths    : 1=106.1%" (syncs count, over the
+  // reads and writes), "submit    : 0=0.0%, 4=100.0%", "issued rwts: total=796,832,0,100".
+  std::vector<Job> jobs = two_jobs(false);
+  jobs[1].engine = Engine::kLibaio;
+  jobs[1].iodepth = 8;
+  std::vector<JobResult> results = {sample_result(1000, 1000, 1000), sample_result(10, 10, 1)};
+  results[0].sync.total_ios = 61;
+  results[0].sync.fsyncs = 50;
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
+  const auto& job = root["jobs"][0];
+  EXPECT_DOUBLE_EQ(job["iodepth_level"]["1"].get<double>(), 106.1);
+  EXPECT_EQ(job["iodepth_level"][">=64"], 0.0);
+  EXPECT_EQ(job["iodepth_submit"]["0"], 0.0);
+  EXPECT_EQ(job["iodepth_submit"]["4"], 100.0);
+  EXPECT_EQ(job["iodepth_complete"]["4"], 100.0);
+  EXPECT_EQ(job["latency_depth"], 1);
+  EXPECT_EQ(job["latency_target"], 0);
+  EXPECT_EQ(job["latency_percentile"], 100.0);
+  EXPECT_EQ(job["latency_window"], 0);
+  // kdio does not know libaio's depths.
+  EXPECT_FALSE(root["jobs"][1].contains("iodepth_level"));
+  EXPECT_EQ(root["jobs"][1]["latency_depth"], 8);
+  std::string text = render_normal(make_report(jobs, results));
+  EXPECT_NE(
+      text.find("  IO depths    : 1=106.1%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%\n"
+                "     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n"
+                "     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%\n"
+                "     issued rwts: total=1000,0,0,50 short=0,0,0,0 dropped=0,0,0,0\n"
+                "     latency   : target=0, window=0, percentile=100.00%, depth=1\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  cpu          : usr=10.00%, sys=0.00%, ctx=0\n"
+                      "     issued rwts: total=10,0,0,1 short=0,0,0,0 dropped=0,0,0,0\n"
+                      "     latency   : target=0, window=0, percentile=100.00%, depth=8\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Report, SyncLatencyLogIsInTheJsonOnlyWhenAsked) {
   std::vector<Job> jobs = two_jobs(false);
   std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};
