@@ -158,6 +158,8 @@ std::string render_json(const Report& report, bool plus) {
     job["usr_cpu"] = cpu_percent(r.usr_ns, r.job_runtime_ms);
     job["sys_cpu"] = cpu_percent(r.sys_ns, r.job_runtime_ms);
     job["ctx"] = r.ctx;
+    job["majf"] = r.majf;
+    job["minf"] = r.minf;
     if (auto depths = depth_distributions(*entry.job, r)) {
       job["iodepth_level"] = depths_json(depths->level, kDepthLevelLabels);
       job["iodepth_submit"] = depths_json(depths->submit, kDepthBatchLabels);

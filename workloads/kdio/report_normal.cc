@@ -211,9 +211,9 @@ std::string entry_block(const ReportEntry& e, const Units& units,
     out += percentile_block("sync", r.sync.lat_hist);
   }
   double ms = static_cast<double>(std::max<uint64_t>(r.job_runtime_ms, 1));
-  out += fmt::format("  cpu          : usr={:.2f}%, sys={:.2f}%, ctx={}\n",
+  out += fmt::format("  cpu          : usr={:.2f}%, sys={:.2f}%, ctx={}, majf={}, minf={}\n",
                      static_cast<double>(r.usr_ns) / 1e4 / ms,
-                     static_cast<double>(r.sys_ns) / 1e4 / ms, r.ctx);
+                     static_cast<double>(r.sys_ns) / 1e4 / ms, r.ctx, r.majf, r.minf);
   out += depth_lines(*e.job, r);
   return out;
 }

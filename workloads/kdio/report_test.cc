@@ -25,6 +25,7 @@ JobResult sample_result(uint64_t ios, uint64_t runtime_ms, uint64_t base_ns) {
   r.sync.lat_hist.add(5000);
   r.job_runtime_ms = runtime_ms;
   r.usr_ns = runtime_ms * 1'000'000 / 10;  // 10% of the run time
+  r.minf = 7;
   r.finished = true;
   return r;
 }
@@ -150,6 +151,8 @@ TEST(Report, JsonHasFioFieldsAndUnits) {
   EXPECT_TRUE(job["sync"]["lat_ns"].contains("percentile"));
   EXPECT_EQ(job["job_runtime"], 2000);
   EXPECT_NEAR(job["usr_cpu"].get<double>(), 10.0, 1e-9);
+  EXPECT_EQ(job["majf"], 0);
+  EXPECT_EQ(job["minf"], 7);
   EXPECT_EQ(root["kdio"]["version"], kVersion);
   EXPECT_EQ(root["kdio"]["interrupted"], false);
   EXPECT_EQ(root["kdio"]["jobs"].size(), 2u);
@@ -266,7 +269,7 @@ TEST(Report, DepthsForSynchronousEnginesAsFio) {
                 "     latency   : target=0, window=0, percentile=100.00%, depth=1\n"),
       std::string::npos)
       << text;
-  EXPECT_NE(text.find("  cpu          : usr=10.00%, sys=0.00%, ctx=0\n"
+  EXPECT_NE(text.find("  cpu          : usr=10.00%, sys=0.00%, ctx=0, majf=0, minf=7\n"
                       "     issued rwts: total=10,0,0,1 short=0,0,0,0 dropped=0,0,0,0\n"
                       "     latency   : target=0, window=0, percentile=100.00%, depth=8\n"),
             std::string::npos)

@@ -49,6 +49,8 @@ void JobResult::merge(const JobResult& other) {
   usr_ns += other.usr_ns;
   sys_ns += other.sys_ns;
   ctx += other.ctx;
+  minf += other.minf;
+  majf += other.majf;
   if (error == 0 && other.error != 0) {
     error = other.error;
     std::memcpy(error_message, other.error_message, sizeof(error_message));

@@ -54,8 +54,10 @@ struct JobResult {
   uint64_t job_runtime_ms = 0;
   uint64_t usr_ns = 0;
   uint64_t sys_ns = 0;
-  uint64_t ctx = 0;  // voluntary + involuntary context switches
-  int error = 0;     // errno of the failure that ended the job, 0 = none
+  uint64_t ctx = 0;   // voluntary + involuntary context switches
+  uint64_t minf = 0;  // minor page faults, as fio's (getrusage of the job's thread)
+  uint64_t majf = 0;  // major page faults
+  int error = 0;      // errno of the failure that ended the job, 0 = none
   bool interrupted = false;
   bool finished = false;
   char error_message[480] = {};

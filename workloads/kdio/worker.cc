@@ -24,6 +24,8 @@ struct Usage {
   uint64_t usr_ns = 0;
   uint64_t sys_ns = 0;
   uint64_t ctx = 0;
+  uint64_t minflt = 0;
+  uint64_t majflt = 0;
 };
 
 Usage thread_usage() {
@@ -34,7 +36,8 @@ Usage thread_usage() {
            static_cast<uint64_t>(tv.tv_usec) * 1000ull;
   };
   return {ns(ru.ru_utime), ns(ru.ru_stime),
-          static_cast<uint64_t>(ru.ru_nvcsw) + static_cast<uint64_t>(ru.ru_nivcsw)};
+          static_cast<uint64_t>(ru.ru_nvcsw) + static_cast<uint64_t>(ru.ru_nivcsw),
+          static_cast<uint64_t>(ru.ru_minflt), static_cast<uint64_t>(ru.ru_majflt)};
 }
 
 bool is_random(Pattern p) {
@@ -702,6 +705,8 @@ void Worker::finish(uint64_t end_ns) {
   result_.usr_ns = usage.usr_ns - usage_start_.usr_ns;
   result_.sys_ns = usage.sys_ns - usage_start_.sys_ns;
   result_.ctx = usage.ctx - usage_start_.ctx;
+  result_.minf = usage.minflt - usage_start_.minflt;
+  result_.majf = usage.majflt - usage_start_.majflt;
 }
 
 void Worker::run() {
