@@ -253,10 +253,71 @@ Units group_units(const std::vector<ReportEntry>& entries, int group) {
   return units;
 }
 
+const char* pattern_name(Pattern p) {
+  switch (p) {
+    case Pattern::kRead:
+      return "read";
+    case Pattern::kWrite:
+      return "write";
+    case Pattern::kRandRead:
+      return "randread";
+    case Pattern::kRandWrite:
+      return "randwrite";
+    case Pattern::kReadWrite:
+      return "rw";
+    case Pattern::kRandReadWrite:
+      return "randrw";
+  }
+  return "";
+}
+
+const char* engine_name(Engine e) {
+  switch (e) {
+    case Engine::kPsync:
+      return "psync";
+    case Engine::kSync:
+      return "sync";
+    case Engine::kLibaio:
+      return "libaio";
+    case Engine::kIoUring:
+      return "io_uring";
+  }
+  return "";
+}
+
+// The lines fio prints as it starts: one per job ("..." for its second clone, nothing for
+// later ones), its version, the number of processes and threads. kdio has no trims: their
+// block size shows the writes', fio's value unless bs= gave a third one.
+std::string start_lines(const std::vector<Job>& jobs) {
+  std::string out;
+  int threads = 0, processes = 0;
+  for (const Job& job : jobs) {
+    (job.use_threads ? threads : processes) += 1;
+    if (job.clone_index == 1) out += "...\n";
+    if (job.clone_index != 0) continue;
+    bool binary = job.kb_base != 1000;
+    auto size = [&](uint64_t bytes) { return num2str(bytes, binary, NumberUnit::kBytes); };
+    const BlockSizeRange& r = job.block_size[0];
+    const BlockSizeRange& w = job.block_size[1];
+    out += fmt::format(
+        "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",
+        job.name, job.group_id, pattern_name(job.pattern), size(r.min), size(r.max), size(w.min),
+        size(w.max), size(w.min), size(w.max), engine_name(job.engine), job.iodepth);
+  }
+  out += fmt::format("{}\nStarting ", kVersion);
+  auto count = [](int n, const char* one, const char* many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+  };
+  if (threads) out += count(threads, "thread", "threads");
+  if (threads && processes) out += " and ";
+  if (processes) out += count(processes, "process", "processes");
+  return out + "\n\n";
+}
+
 }  // namespace
 
 std::string render_normal(const Report& report) {
-  std::string out;
+  std::string out = start_lines(*report.jobs);
   GroupBandwidths group_bw = group_bandwidths(report.entries);
   for (const ReportEntry& e : report.entries) {
     int group = e.job->group_id;

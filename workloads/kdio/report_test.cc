@@ -364,6 +364,32 @@ TEST(Report, NormalOutputReadsLikeFio) {
   EXPECT_NE(text.find("Run status group 0 (all jobs):"), std::string::npos) << text;
 }
 
+TEST(Report, NormalOutputStartsWithFiosJobLines) {
+  // fio 3.33: "b: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B,
+  // ioengine=libaio, iodepth=8", "...", "fio-3.33", "Starting 2 processes".
+  std::vector<Job> jobs = two_jobs(false);
+  jobs[0].pattern = jobs[1].pattern = Pattern::kRandRead;
+  Job other = jobs[0];
+  other.name = "w";
+  other.group_id = 1;
+  other.pattern = Pattern::kReadWrite;
+  other.block_size[1] = {65536, 131072};
+  other.engine = Engine::kLibaio;
+  other.iodepth = 8;
+  other.use_threads = true;
+  jobs.push_back(other);
+  std::vector<JobResult> results(3, sample_result(1, 10, 1));
+  std::string text = render_normal(make_report(jobs, results));
+  EXPECT_EQ(text.substr(0, text.find("\n\n") + 2),
+            "j: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, "
+            "ioengine=psync, iodepth=1\n"
+            "...\n"
+            "w: (g=1): rw=rw, bs=(R) 4096B-4096B, (W) 64.0KiB-128KiB, (T) 64.0KiB-128KiB, "
+            "ioengine=libaio, iodepth=8\n" +
+                std::string(kVersion) + "\nStarting 1 thread and 2 processes\n\n")
+      << text;
+}
+
 TEST(Report, NormalOutputHasDecimalUnitsFirstWithKbBase1000) {
   std::vector<Job> jobs = two_jobs(false);
   for (Job& job : jobs) job.kb_base = 1000;
