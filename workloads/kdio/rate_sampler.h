@@ -7,9 +7,10 @@
 // kdio takes the samples at completions rather than on a timer, on a grid of exact 500 ms
 // windows from the start of the measurement. fio's helper thread samples a few ms after a
 // window ends, and only while the job runs: a job shorter than one window has no samples, and
-// a job that stops within a few ms after a window's end gets none for that window (fio 3.33,
-// time_based runtime=1000ms: one sample, 1004ms: two). kdio keeps a window that the job
-// outlived by less than kLateNs out for that reason; the partial window at the end never counts.
+// a job that stops within a few ms after a window's end mostly gets none for that window (fio
+// 3.33, one time_based job with runtime=1000ms..1003ms: one sample, 1004ms: two; seven jobs at
+// once with runtime=1: one or two, mostly one). kdio keeps a window that the job outlived by
+// less than kLateNs out for that reason; the partial window at the end never counts.
 #pragma once
 
 #include <cstdint>
