@@ -115,7 +115,7 @@ struct VerdictRecord {
   Verdict verdict = Verdict::kUndecided;
   std::optional<double> p_mwu;   // Mann-Whitney U p-value
   std::optional<double> p_ks;    // Kolmogorov-Smirnov p-value
-  std::optional<double> effect;  // relative change of the median against good
+  std::optional<double> effect;  // how much worse than good's median, relatively: > 0 worse
   int samples = 0;               // samples of this commit used
   int good_samples = 0;          // samples of the good reference used
   int bad_samples = 0;           // samples of the bad reference used
