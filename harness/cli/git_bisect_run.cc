@@ -127,9 +127,11 @@ int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
   const double threshold = std::log(1 / scenario.bisect.alpha);
   CommitVerdict verdict =
       classify(values, good, bad_values, scenario.metrics.front().better, threshold, true);
-  fmt::print(stderr, "kbisect: {} is {} (effect {:+.1f}%, p vs good {:.3g}, {} samples)\n",
-             commit.substr(0, 12), verdict_name(verdict.kind), 100 * verdict.effect,
-             verdict.p_vs_good, verdict.samples);
+  // As the bisection's verdicts say it: a drop in IOPS and a rise in latency are both "worse".
+  fmt::print(stderr,
+             "kbisect: {} is {} (median {:.1f}% {} than good's, p vs good {:.3g}, {} samples)\n",
+             commit.substr(0, 12), verdict_name(verdict.kind), 100 * std::abs(verdict.effect),
+             verdict.effect > 0 ? "worse" : "better", verdict.p_vs_good, verdict.samples);
   return verdict.kind == VerdictKind::kBad ? kGitBisectBad : kGitBisectGood;
 }
 

@@ -60,6 +60,12 @@ if ! grep -q "^$planted is the first bad commit" "$work/git-bisect-run.out"; the
   tail -n 20 "$work/git-bisect-run.out"
   status=1
 fi
+# A drop in read.iops is said to be worse, as the bisection's verdicts say it.
+if ! grep -q "is bad (median [0-9.]*% worse than good's, p vs good" "$work/git-bisect-run.out"; then
+  echo "FAIL: no bad commit said to be worse than good:"
+  grep "^kbisect: " "$work/git-bisect-run.out" | tail -n 5
+  status=1
+fi
 # Its first commit is the bisection's first (both choose as git does): that kernel's samples
 # are stored, and it is judged on them without a boot.
 if ! grep -q "samples stored for this kernel image" "$work/git-bisect-run.out"; then
