@@ -102,6 +102,12 @@ bool measure_side(CommandContext& context, CommitMeasurer& measurer, const AbSid
                                  {"variant", variant_name(side.variant)},
                                  {"outcome", outcome_name(run.outcome)},
                                  {"metrics", run.metrics}});
+  if (run.outcome == Outcome::kBuildFailed || run.outcome == Outcome::kBootFailed) {
+    // A kernel that does not build or boot gives the same answer every time: the side would
+    // never have a sample.
+    fail("{}: {} ({}); a comparison needs kernels that build and boot", side.label,
+         outcome_name(run.outcome), run.detail);
+  }
   if (run.outcome != Outcome::kOk) {
     context.events.note(
         "warning", fmt::format("{}: {} ({})", side.label, outcome_name(run.outcome), run.detail));

@@ -10,6 +10,7 @@
 #include "cli/git_bisect_run.h"
 #include "common/error.h"
 #include "common/interrupt.h"
+#include "common/json_text.h"
 #include "pipeline/measure.h"
 #include "report/format.h"
 #include "store/metrics.h"
@@ -35,6 +36,18 @@ void print_timings(const PhaseTimings& t) {
       t.cache_hits, t.boots);
 }
 
+// The values of one metric over the samples that were measured.
+std::vector<double> values_of(const MetricSpec& metric,
+                              const std::vector<MeasuredRun>& measurements) {
+  std::vector<double> values;
+  for (const auto& m : measurements) {
+    if (auto it = m.metrics.find(metric_key(metric)); it != m.metrics.end()) {
+      values.push_back(it->second);
+    }
+  }
+  return values;
+}
+
 void print_summary(const Scenario& scenario, const std::vector<MeasuredRun>& measurements) {
   if (std::none_of(measurements.begin(), measurements.end(),
                    [](const MeasuredRun& m) { return m.outcome == Outcome::kOk; })) {
@@ -43,12 +56,7 @@ void print_summary(const Scenario& scenario, const std::vector<MeasuredRun>& mea
   }
   fmt::print("{:<44} {:>6} {:>14} {:>14} {:>8}\n", "metric", "n", "median", "mean", "%stddev");
   for (const auto& metric : scenario.metrics) {
-    std::vector<double> values;
-    for (const auto& m : measurements) {
-      if (auto it = m.metrics.find(metric_key(metric)); it != m.metrics.end()) {
-        values.push_back(it->second);
-      }
-    }
+    std::vector<double> values = values_of(metric, measurements);
     if (values.empty()) continue;
     fmt::print("{:<44} {:>6} {:>14.2f} {:>14.2f} {:>8}\n", metric_key(metric), values.size(),
                median(values), mean(values), format_percent_stddev(values));
@@ -65,8 +73,9 @@ std::string variant_name(const Variant* variant) {
   return variant ? variant->name : "";
 }
 
-void print_table(CommandContext& context, const std::string& commit_label,
-                 const std::vector<VariantRuns>& runs) {
+// The scenario's table over the runs, read back from the database.
+std::string scenario_table(CommandContext& context, const std::string& commit_label,
+                           const std::vector<VariantRuns>& runs) {
   std::vector<SampleSet> sets;
   for (const auto& variant_runs : runs) {
     std::vector<int64_t> run_ids;
@@ -74,7 +83,30 @@ void print_table(CommandContext& context, const std::string& commit_label,
     sets.push_back(
         load_sample_set(context.store, commit_label, variant_name(variant_runs.variant), run_ids));
   }
-  fmt::print("\n{}", render_table(context.scenario.table, sets));
+  return render_table(context.scenario.table, sets);
+}
+
+// --json's last line: each variant's outcomes and each metric over its samples.
+nlohmann::json run_result(const Scenario& scenario, const std::string& commit,
+                          const std::vector<VariantRuns>& runs) {
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& variant_runs : runs) {
+    nlohmann::json outcomes = nlohmann::json::array();
+    for (const auto& m : variant_runs.measurements) outcomes.push_back(outcome_name(m.outcome));
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const auto& metric : scenario.metrics) {
+      std::vector<double> values = values_of(metric, variant_runs.measurements);
+      if (values.empty()) continue;
+      metrics.push_back({{"metric", metric_key(metric)},
+                         {"median", median(values)},
+                         {"mean", mean(values)},
+                         {"values", values}});
+    }
+    variants.push_back({{"variant", variant_name(variant_runs.variant)},
+                        {"outcomes", outcomes},
+                        {"metrics", metrics}});
+  }
+  return {{"commit", commit}, {"variants", variants}};
 }
 
 int run(const GlobalOptions& globals, const RunOptions& options) {
@@ -101,6 +133,7 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
     }
   }
   const int to_measure = std::max(0, samples - static_cast<int>(stored.size()));
+  const bool json = context.events.mode() == Events::Mode::kJsonLines;
 
   bool final_answer = false;
   for (int i = 0; i < to_measure && !final_answer; ++i) {
@@ -109,7 +142,7 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
       const Variant* variant = variant_runs.variant;
       MeasuredRun measured = measurer.measure(commit, variant, std::nullopt);
       const bool ok = measured.outcome == Outcome::kOk;
-      if (!options.git_bisect_run) {
+      if (!options.git_bisect_run && !json) {
         fmt::print(
             "{}{} sample {}/{}: {}{}\n", commit.substr(0, 12), variant ? "@" + variant->name : "",
             i + 1, samples, outcome_name(measured.outcome),
@@ -131,12 +164,20 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
     return git_bisect_run_verdict(context, measurer, *endpoints, commit, runs.front().variant,
                                   stored, runs.front().measurements);
   }
-  for (const auto& variant_runs : runs) {
-    if (runs.size() > 1) fmt::print("variant {}:\n", variant_name(variant_runs.variant));
-    print_summary(scenario, variant_runs.measurements);
+  const std::string table =
+      scenario.table == ReportTable::kNone ? "" : scenario_table(context, options.commit, runs);
+  if (json) {
+    nlohmann::json result = run_result(scenario, commit, runs);
+    if (!table.empty()) result["table"] = table;
+    fmt::print("{}\n", json_text(result));
+  } else {
+    for (const auto& variant_runs : runs) {
+      if (runs.size() > 1) fmt::print("variant {}:\n", variant_name(variant_runs.variant));
+      print_summary(scenario, variant_runs.measurements);
+    }
+    if (!table.empty()) fmt::print("\n{}", table);
+    if (options.timings) print_timings(measurer.timings());
   }
-  if (scenario.table != ReportTable::kNone) print_table(context, options.commit, runs);
-  if (options.timings) print_timings(measurer.timings());
   for (const auto& variant_runs : runs) {
     for (const auto& m : variant_runs.measurements) {
       if (m.outcome != Outcome::kOk) return 1;

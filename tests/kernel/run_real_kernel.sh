@@ -41,6 +41,16 @@ cp "$(dirname "$(build_row log_path)")/bzImage" "$out/bzImage.tmp"
 [[ "$(sha256sum <"$out/bzImage.tmp" | cut -d' ' -f1)" == "$image" ]] || fail "cached image differs"
 mv "$out/bzImage.tmp" "$out/bzImage"
 
+# --json: every line on stdout is JSON, the result last.
+"$kbisect" --json --db "$db" run -c "$out/run.yaml" --commit "$base" --samples 1 >"$out/run.jsonl"
+python3 - "$out/run.jsonl" <<'PY' || fail "run --json: $(cat "$out/run.jsonl")"
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1])]
+result = lines[-1]["variants"][0]
+assert result["outcomes"] == ["ok"], result
+assert result["metrics"][0]["metric"] == "read.iops", result
+PY
+
 set +e
 "$kbisect" --db "$db" run -c "$out/run.yaml" --commit "$broken" --samples 1 | tee "$out/broken.out"
 status=${PIPESTATUS[0]}
@@ -54,6 +64,26 @@ outcome=$("$kbisect" --db "$db" query --format csv \
   "select outcome from builds where commit_id = '$broken'" | tr -d '\r' | tail -n 1)
 [[ "$outcome" == build-failed ]] || fail "builds table says '$outcome'"
 if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then fail "a QEMU process was left"; fi
+
+# A comparison with a side that does not build stops there, aborted: that side would never have
+# a sample, and the other is not booted for nothing.
+set +e
+"$kbisect" --db "$db" compare -c "$out/run.yaml" --a "$broken" --b "$base" --samples 2 \
+  >/dev/null 2>"$out/compare-broken.err"
+status=$?
+set -e
+[[ $status -eq 1 ]] || fail "a comparison with a side that does not build must exit 1, got $status"
+grep -q "build-failed (.*error: .*); a comparison needs kernels that build and boot" \
+  "$out/compare-broken.err" || fail "compare with a broken side: $(cat "$out/compare-broken.err")"
+last_session() {
+  "$kbisect" --db "$db" query --format csv "select $1 as v from sessions order by id desc limit 1" |
+    tr -d '\r' | tail -n 1
+}
+[[ $(last_session status) == aborted ]] || fail "the comparison's session is $(last_session status)"
+booted=$("$kbisect" --db "$db" query --format csv \
+  "select count(*) from runs where session_id = (select max(id) from sessions)" | tr -d '\r' |
+  tail -n 1)
+[[ $booted == 1 ]] || fail "the comparison went on after a side did not build: $booted runs"
 
 # A job file kdio would refuse in the guest is reported at its line before anything is built.
 printf '[j]\nrw=read\nbsize=4k\nsize=${SIZE}\n' >"$out/misspelt.fio"
