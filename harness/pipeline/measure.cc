@@ -150,8 +150,11 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
   run.host = result.host;
   run.accel = result.accel;
   run.outcome = result.outcome;
-  run.boot_seconds = result.boot_seconds;
-  run.workload_seconds = result.workload_seconds;
+  // A guest that never reached its init has no boot or workload time, whatever it took.
+  if (result.init_reached) {
+    run.boot_seconds = result.boot_seconds;
+    run.workload_seconds = result.workload_seconds;
+  }
   run.detail = result.detail;
   run.console_log = result.console_log.string();
   measured.outcome = result.outcome;

@@ -54,6 +54,7 @@ struct RunResult {
   // False when QEMU or libvirt could not start the VM (an infra-error of the host or the VM
   // set-up, not of the kernel under test).
   bool vm_started = true;
+  bool init_reached = false;  // the guest's init reported in: the boot ended
 };
 
 class Runner {

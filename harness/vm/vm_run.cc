@@ -178,6 +178,7 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
     result.workload_seconds = clock.workload_seconds();
     result.accel = accel;
     result.vm_started = ending.end != VmEnd::kStartFailed;
+    result.init_reached = watch.init_reached();
     if (result.outcome != Outcome::kInfraError || attempt == 2) break;
     warn(context.events, fmt::format("{} run of {} failed ({}); retrying once", backend.name(),
                                      plan.name, result.detail));

@@ -85,6 +85,20 @@ booted=$("$kbisect" --db "$db" query --format csv \
   tail -n 1)
 [[ $booted == 1 ]] || fail "the comparison went on after a side did not build: $booted runs"
 
+# A kernel that panics before its init reports in: boot-failed, with no boot or workload time.
+sed 's|^  base_config: tinyconfig|&\n  cmdline_extra: "rdinit=/nonexistent root=/dev/nonexistent"|' \
+  "$out/run.yaml" >"$out/panic.yaml"
+set +e
+"$kbisect" --db "$db" run -c "$out/panic.yaml" --commit "$base" --samples 1 >"$out/panic.out"
+status=$?
+set -e
+[[ $status -eq 1 ]] || fail "a kernel that panics must exit 1, got $status"
+grep -q "sample 1/1: boot-failed (.*Kernel panic" "$out/panic.out" || fail "$(cat "$out/panic.out")"
+times=$("$kbisect" --db "$db" query --format csv "select coalesce(boot_seconds, 'null') || ' ' ||
+  coalesce(workload_seconds, 'null') as t from runs order by id desc limit 1" | tr -d '\r' |
+  tail -n 1)
+[[ $times == "null null" ]] || fail "a boot that never reached init stored times '$times'"
+
 # A job file kdio would refuse in the guest is reported at its line before anything is built.
 printf '[j]\nrw=read\nbsize=4k\nsize=${SIZE}\n' >"$out/misspelt.fio"
 sed "s|jobs: \[.*\]|jobs: [$out/misspelt.fio]|" "$out/run.yaml" >"$out/misspelt.yaml"

@@ -55,6 +55,7 @@ TEST_F(QemuRunnerTest, EachRunKeepsItsOwnConsoleLog) {
   Scenario scenario = short_job_scenario(dir_, FilesystemKind::kExt4);
   const RunResult first = run(scenario);
   ASSERT_NO_FATAL_FAILURE(expect_job_result(first));
+  EXPECT_TRUE(first.init_reached);
   const std::string first_log = read_file(first.console_log);
   const RunResult second = run(scenario);
   ASSERT_NO_FATAL_FAILURE(expect_job_result(second));
@@ -76,6 +77,7 @@ TEST_F(QemuRunnerTest, PanickingKernelIsBootFailed) {
   RunResult result = run(scenario);
   EXPECT_EQ(outcome_name(result.outcome), std::string("boot-failed"));
   EXPECT_NE(result.detail.find("Kernel panic"), std::string::npos) << result.detail;
+  EXPECT_FALSE(result.init_reached);
 }
 
 TEST_F(QemuRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
