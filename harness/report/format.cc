@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "bisect/statistics.h"
 
@@ -25,6 +26,23 @@ std::string format_value(double value) {
   if (magnitude >= 1) return fmt::format("{:.2f}", value);
   if (magnitude == 0) return "0";
   return fmt::format("{:.3g}", value);
+}
+
+std::string format_tick(double tick, double step, double largest) {
+  constexpr std::pair<double, const char*> kPrefixes[] = {
+      {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  const double magnitude = std::abs(largest);
+  if (!std::isfinite(tick) || magnitude < 1e5 || tick == 0) return format_value(tick);
+  for (const auto& [scale, prefix] : kPrefixes) {
+    if (magnitude < scale) continue;
+    const double scaled_step = step / scale;
+    const int decimals =
+        scaled_step > 0 && std::isfinite(scaled_step)
+            ? std::clamp(static_cast<int>(std::ceil(-std::log10(scaled_step) - 1e-9)), 0, 9)
+            : 0;
+    return fmt::format("{:.{}f}{}", tick / scale, decimals, prefix);
+  }
+  return format_value(tick);
 }
 
 std::string format_median(std::span<const double> values) {

@@ -13,6 +13,11 @@ namespace kbisect {
 // 7123, 712, 71.2, 7.12, 0.0712.
 std::string format_value(double value);
 
+// A plot's tick label, short enough for the axis's margin: from 100000 on with a prefix (250k,
+// 25M, 1.1G: nanosecond latencies run to ten digits) and as many decimals as `step`, the distance
+// between ticks, needs to tell them apart; below that as format_value.
+std::string format_tick(double tick, double step, double largest);
+
 // The median of a side's values with format_value; "-" when there are none.
 std::string format_median(std::span<const double> values);
 

@@ -20,6 +20,19 @@ TEST(ReportFormat, ValuesKeepTheDigitsThatMatter) {
   EXPECT_EQ(format_value(std::numeric_limits<double>::quiet_NaN()), "n/a");
 }
 
+// Ten-digit nanoseconds ran off the plot's left edge: 1100000000 read as 100000000.
+TEST(ReportFormat, TicksOfLargeValuesTakeAPrefix) {
+  EXPECT_EQ(format_tick(1.1e9, 1e8, 1.2e9), "1.1G");
+  EXPECT_EQ(format_tick(1.2e9, 2e8, 1.2e9), "1.2G");
+  EXPECT_EQ(format_tick(25e6, 5e6, 30e6), "25M");
+  EXPECT_EQ(format_tick(250000, 50000, 300000), "250k");
+  EXPECT_EQ(format_tick(1000000100, 100, 1000000200), "1.0000001G");  // still told apart
+  EXPECT_EQ(format_tick(0, 2e8, 1e9), "0");
+  EXPECT_EQ(format_tick(-3e6, 1e6, 3e6), "-3M");
+  EXPECT_EQ(format_tick(50000, 10000, 60000), "50000");  // short enough as it is
+  EXPECT_EQ(format_tick(7.12, 0.5, 8), "7.12");
+}
+
 TEST(ReportFormat, ChangesHaveASignAndOneDecimal) {
   EXPECT_EQ(format_change(-0.452), "-45.2%");
   EXPECT_EQ(format_change(0.03), "+3.0%");

@@ -48,9 +48,13 @@ std::string verdict_class(const std::string& verdict) {
 // Grid lines and labels of the value axis, and the metric's name along it.
 void draw_value_axis(SvgWriter& svg, const Frame& frame, const LinearScale& y,
                      const std::string& metric) {
-  for (double tick : nice_ticks(y.domain_low, y.domain_high, 5)) {
+  const std::vector<double> ticks = nice_ticks(y.domain_low, y.domain_high, 5);
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 0;
+  const double largest =
+      ticks.empty() ? 0 : std::max(std::abs(ticks.front()), std::abs(ticks.back()));
+  for (double tick : ticks) {
     svg.line(frame.plot_left(), y(tick), frame.plot_right(), y(tick), "grid");
-    svg.text(frame.plot_left() - 6, y(tick) + 4, format_value(tick), "tick-label",
+    svg.text(frame.plot_left() - 6, y(tick) + 4, format_tick(tick, step, largest), "tick-label",
              SvgWriter::Anchor::kEnd);
   }
   svg.line(frame.plot_left(), frame.plot_top(), frame.plot_left(), frame.plot_bottom(), "axis");
