@@ -1,7 +1,10 @@
 // kbisect: find the Linux kernel commit behind an I/O performance regression.
 #include <fmt/format.h>
 
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
@@ -9,6 +12,7 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/json_text.h"
+#include "kdio/spelling.h"
 
 namespace {
 
@@ -47,6 +51,34 @@ void print_stopped_result(const CLI::App& app, int argc, char** argv, const std:
   }
 }
 
+// The first word that is no option nor an option's value: what should have been a command.
+std::optional<std::string> first_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    if (argument == "--db" || argument == "--workdir") {
+      ++i;
+    } else if (!argument.starts_with("-")) {
+      return std::string(argument);
+    }
+  }
+  return std::nullopt;
+}
+
+// CLI11 says only "A subcommand is required" for `kbisect reprot 1`.
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (!app.get_subcommands().empty()) return std::nullopt;
+  const std::optional<std::string> word = first_word(argc, argv);
+  if (!word) return std::nullopt;
+  std::vector<std::string> commands;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    commands.push_back(command->get_name());
+  }
+  const std::optional<std::string> close = kdio::closest_match(*word, commands);
+  return fmt::format("unknown command '{}'{}; the commands: {}", *word,
+                     close ? fmt::format(" (did you mean '{}'?)", *close) : "",
+                     fmt::join(commands, ", "));
+}
+
 // An error that a signal caused: a write to a closed pipe (SIGPIPE) fails, and so may whatever
 // was running when Ctrl-C came.
 int interrupted(int signal_number, const std::exception& error) {
@@ -77,6 +109,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
+    const bool asked_for_help = error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success);
+    if (auto unknown = unknown_command(app, argc, argv); unknown && !asked_for_help) {
+      fmt::print(stderr, "kbisect: error: {}\n", *unknown);
+      return usage_error_exit(argc, argv);
+    }
     if (app.exit(error) == 0) return 0;
     print_stopped_result(app, argc, argv, error.what());
     return usage_error_exit(argc, argv);

@@ -409,6 +409,10 @@ grep -q "^good and bad do not differ" "$work/drift.out" || fail "drift taken for
 grep -q "^host drift: the endpoints moved by -8[01]% of good at the start per 100 samples" "$work/drift.out" ||
   fail "no host drift line: $(cat "$work/drift.out")"
 
+# A mistyped command is named, with the one that was meant.
+"$kbisect" --db "$db" reprot 1 2>"$work/typo.err" && fail "kbisect reprot ran"
+grep -q "^kbisect: error: unknown command 'reprot' (did you mean 'report'?); the commands: " \
+  "$work/typo.err" || fail "kbisect reprot: $(cat "$work/typo.err")"
 # The commands that only read results refuse a database that is not there, and make none.
 for command in "log 1" "query sessions" "report last"; do
   "$kbisect" --db "$work/missing.db" $command >/dev/null 2>"$work/missing.err" &&
