@@ -582,10 +582,8 @@ std::vector<MetricSpec> Parser::metrics(const Field& field) const {
     Field name = require(item, "name");
     metric.name = nonempty_string(name);
     metric_name(name);
-    if (auto job = get(item, "job")) {
-      metric.job = string(*job);
-      metric.job_place = where(job->place(), job->key);
-    }
+    metric.place = where(name.place(), name.key);
+    if (auto job = get(item, "job")) metric.job = string(*job);
     // Latencies and runtimes get better as they shrink; everything else as it grows.
     bool time_like = metric.name.find("lat_ns") != std::string::npos ||
                      metric.name.find("runtime") != std::string::npos;

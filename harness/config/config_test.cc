@@ -207,7 +207,7 @@ sim:
   ASSERT_EQ(s.metrics.size(), 3u);
   EXPECT_EQ(s.metrics[0].job, "randread");
   // The job files' check names the line of job: when no job has that name.
-  EXPECT_EQ(s.metrics[0].job_place, s.source_file.string() + ":26:53: metrics[0].job");
+  EXPECT_EQ(s.metrics[0].place, s.source_file.string() + ":26:12: metrics[0].name");
   EXPECT_EQ(s.metrics[0].better, Better::kHigher);
   EXPECT_EQ(s.metrics[1].better, Better::kLower);  // a latency defaults to lower-is-better
   EXPECT_EQ(s.metrics[2].better, Better::kLower);

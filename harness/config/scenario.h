@@ -82,8 +82,8 @@ struct MetricSpec {
   std::string name;  // path into kdio's JSON job object, e.g. read.iops
   std::string job;   // job name to take it from; empty: sum/merge over all jobs
   Better better = Better::kHigher;
-  // "FILE:LINE:COLUMN: key" of job:, for the job files' check, which runs after loading.
-  std::string job_place = {};
+  // "FILE:LINE:COLUMN: key" of name:, for the job files' check, which runs after loading.
+  std::string place = {};
 };
 
 struct BisectSpec {

@@ -26,32 +26,80 @@ std::string refuse_include(const std::string& path) {
       path));
 }
 
-// The job names kdio's JSON report will have: each entry's first job (kdio::reported_with).
-std::vector<std::string> reported_job_names(const kdio::JobFile& jobs) {
-  std::vector<std::string> names;
+std::string in_variant(const Variant* variant) {
+  return variant ? fmt::format(" (variant '{}')", variant->name) : "";
+}
+
+// The entries of kdio's JSON report, each the jobs it reports (kdio::reported_with), named
+// after its first.
+std::vector<std::vector<const kdio::Job*>> report_entries(const kdio::JobFile& jobs) {
+  std::vector<std::vector<const kdio::Job*>> entries;
   for (size_t i = 0; i < jobs.jobs.size(); ++i) {
-    if (i > 0 && kdio::reported_with(jobs.jobs[i - 1], jobs.jobs[i])) continue;
-    if (std::find(names.begin(), names.end(), jobs.jobs[i].name) == names.end()) {
-      names.push_back(jobs.jobs[i].name);
+    if (i == 0 || !kdio::reported_with(jobs.jobs[i - 1], jobs.jobs[i])) entries.emplace_back();
+    entries.back().push_back(&jobs.jobs[i]);
+  }
+  return entries;
+}
+
+std::vector<std::string> entry_names(const std::vector<std::vector<const kdio::Job*>>& entries) {
+  std::vector<std::string> names;
+  for (const auto& entry : entries) {
+    if (std::find(names.begin(), names.end(), entry.front()->name) == names.end()) {
+      names.push_back(entry.front()->name);
     }
   }
   return names;
 }
 
-std::string in_variant(const Variant* variant) {
-  return variant ? fmt::format(" (variant '{}')", variant->name) : "";
+// Whether the job does I/O in the metric's direction (read, write or sync): a latency metric
+// leaves out the jobs that do none (they report N = 0), as store/metrics does.
+bool does_io_in(const kdio::Job& job, std::string_view direction) {
+  using kdio::Pattern;
+  const bool mixed = job.pattern == Pattern::kReadWrite || job.pattern == Pattern::kRandReadWrite;
+  const bool reads = job.pattern == Pattern::kRead || job.pattern == Pattern::kRandRead ||
+                     (mixed && job.rwmix_read_percent > 0);
+  const bool writes = job.pattern == Pattern::kWrite || job.pattern == Pattern::kRandWrite ||
+                      (mixed && job.rwmix_read_percent < 100);
+  if (direction == "read") return reads;
+  if (direction == "write") return writes;
+  if (direction == "sync") return writes && (job.fsync_every > 0 || job.fdatasync_every > 0);
+  return false;
+}
+
+// A metric that does not combine (a percentile, bw_mean) over the entries that will report it
+// would fail every sample after the build and the boot.
+void check_metric_combines(const MetricSpec& metric,
+                           const std::vector<std::vector<const kdio::Job*>>& entries,
+                           const Variant* variant) {
+  if (combines_across_jobs(metric.name)) return;
+  const bool latency = metric.name.find("_ns.") != std::string::npos;
+  const std::string direction = metric.name.substr(0, metric.name.find('.'));
+  size_t reporting = 0;
+  for (const auto& entry : entries) {
+    if (!metric.job.empty() && entry.front()->name != metric.job) continue;
+    const bool active = std::any_of(entry.begin(), entry.end(), [&](const kdio::Job* job) {
+      return does_io_in(*job, direction);
+    });
+    if (active || !latency) ++reporting;
+  }
+  if (reporting <= 1) return;
+  fail(
+      "{}: metric {}: {} jobs of the job files report it{} and their values cannot be combined; "
+      "name one with job: (each job needs a name of its own), or use group_reporting",
+      metric.place, metric_key(metric), reporting, in_variant(variant));
 }
 
 void check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
                        const Variant* variant) {
-  const std::vector<std::string> names = reported_job_names(jobs);
+  const auto entries = report_entries(jobs);
+  const std::vector<std::string> names = entry_names(entries);
   for (const MetricSpec& metric : scenario.metrics) {
+    check_metric_combines(metric, entries, variant);
     if (metric.job.empty() || std::find(names.begin(), names.end(), metric.job) != names.end()) {
       continue;
     }
     fail("{}: metric {}: no job named '{}' in the job files{} (jobs: {}); fix job: in the config",
-         metric.job_place, metric_key(metric), metric.job, in_variant(variant),
-         fmt::join(names, ", "));
+         metric.place, metric_key(metric), metric.job, in_variant(variant), fmt::join(names, ", "));
   }
 }
 

@@ -98,19 +98,43 @@ TEST_F(JobCheck, AMetricsJobMustBeOneThatKdioReports) {
 
   // group_reporting reports `second` within `first`'s entry, under `first`'s name.
   scenario.metrics.push_back(
-      {"read.iops", "second", Better::kHigher, "scenario.yaml:9:10: metrics[2].job"});
+      {"read.iops", "second", Better::kHigher, "scenario.yaml:9:10: metrics[2].name"});
   EXPECT_EQ(error_of(scenario),
-            "scenario.yaml:9:10: metrics[2].job: metric second:read.iops: no job named 'second' "
+            "scenario.yaml:9:10: metrics[2].name: metric second:read.iops: no job named 'second' "
             "in the job files (jobs: first, other); fix job: in the config");
 }
 
 // As fio: `c` has group_reporting and joins the entry of `b`, which has none.
 TEST_F(JobCheck, AGroupReportingJobIsReportedWithTheJobBeforeIt) {
   Scenario scenario = scenario_with("[global]\nrw=read\nsize=1m\n[b]\n[c]\ngroup_reporting\n");
-  scenario.metrics = {{"read.iops", "c", Better::kHigher, "scenario.yaml:5:10: metrics[0].job"}};
+  scenario.metrics = {{"read.iops", "c", Better::kHigher, "scenario.yaml:5:10: metrics[0].name"}};
   EXPECT_EQ(error_of(scenario),
-            "scenario.yaml:5:10: metrics[0].job: metric c:read.iops: no job named 'c' in the job "
+            "scenario.yaml:5:10: metrics[0].name: metric c:read.iops: no job named 'c' in the job "
             "files (jobs: b); fix job: in the config");
+}
+
+// A percentile over several reported jobs cannot be combined: said before anything is built,
+// not after a boot in every sample. A job without I/O in its direction does not count, and
+// means, sums and maxima combine.
+TEST_F(JobCheck, AMetricThatDoesNotCombineNeedsOneReportingJob) {
+  Scenario scenario = scenario_with(
+      "[global]\nsize=1m\n[reader]\nrw=randread\n[writer]\nrw=randwrite\n[mixed]\n"
+      "rw=randrw\nrwmixread=100\n");
+  const std::string place = "scenario.yaml:7:12: metrics[0].name";
+  scenario.metrics = {{"read.clat_ns.percentile.99", "", Better::kLower, place}};
+  EXPECT_EQ(error_of(scenario), place +
+                                    ": metric read.clat_ns.percentile.99: 2 jobs of the job files "
+                                    "report it and their values cannot be combined; name one with "
+                                    "job: (each job needs a name of its own), or use "
+                                    "group_reporting");
+  scenario.metrics = {{"write.clat_ns.percentile.99", "", Better::kLower, place},
+                      {"read.clat_ns.percentile.99", "mixed", Better::kLower, place},
+                      {"read.clat_ns.mean", "", Better::kLower, place},
+                      {"read.iops", "", Better::kHigher, place},
+                      {"sync.lat_ns.percentile.99", "", Better::kLower, place}};
+  EXPECT_NO_THROW(check_job_files(scenario));
+  scenario.metrics = {{"read.bw_mean", "", Better::kHigher, place}};
+  EXPECT_THAT(error_of(scenario), HasSubstr("metric read.bw_mean: 3 jobs of the job files"));
 }
 
 TEST_F(JobCheck, WarningsAreReturnedOnceNamingTheVariantsThatGiveThem) {

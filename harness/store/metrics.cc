@@ -83,21 +83,28 @@ double count_of(const Part& part) {
   return n != part.stats->end() && n->is_number() ? n->get<double>() : 0;
 }
 
+const std::set<std::string> kSums = {"iops",      "bw",        "bw_bytes", "io_bytes", "io_kbytes",
+                                     "total_ios", "short_ios", "drop_ios", "N"};
+const std::set<std::string> kMaxima = {"runtime", "job_runtime", "elapsed"};
+const std::set<std::string> kLatencyStatistics = {"min", "max", "mean", "stddev"};
+
+bool is_latency(const std::vector<std::string>& path) {
+  return std::any_of(path.begin(), path.end(),
+                     [](const std::string& part) { return part.ends_with("_ns"); });
+}
+
 double combine(const std::vector<Part>& parts, const std::string& leaf, const std::string& key) {
   std::vector<double> values;
   for (const Part& part : parts) values.push_back(number_at(*part.parent, leaf, key, *part.job));
   if (values.size() == 1) return values.front();
 
-  static const std::set<std::string> sums = {
-      "iops", "bw", "bw_bytes", "io_bytes", "io_kbytes", "total_ios", "short_ios", "drop_ios", "N"};
-  static const std::set<std::string> maxima = {"runtime", "job_runtime", "elapsed"};
   bool latency = parts.front().stats != nullptr;
-  if (sums.contains(leaf)) {
+  if (kSums.contains(leaf)) {
     double sum = 0;
     for (double value : values) sum += value;
     return sum;
   }
-  if (maxima.contains(leaf) || (latency && leaf == "max")) {
+  if (kMaxima.contains(leaf) || (latency && leaf == "max")) {
     return *std::max_element(values.begin(), values.end());
   }
   if (latency && leaf == "min") return *std::min_element(values.begin(), values.end());
@@ -125,6 +132,13 @@ double combine(const std::vector<Part>& parts, const std::string& leaf, const st
 }
 
 }  // namespace
+
+bool combines_across_jobs(const std::string& metric_name) {
+  const std::vector<std::string> path = split_path(metric_name);
+  const std::string& leaf = path.back();
+  return kSums.contains(leaf) || kMaxima.contains(leaf) ||
+         (is_latency(path) && kLatencyStatistics.contains(leaf));
+}
 
 std::string metric_key(const MetricSpec& metric) {
   return metric.job.empty() ? metric.name : metric.job + ":" + metric.name;

@@ -28,6 +28,9 @@ namespace kbisect {
 // The name a metric is stored under: "read.iops", or "randread:read.iops" with a job.
 std::string metric_key(const MetricSpec& metric);
 
+// Whether several jobs' values of the metric make one, by the rules above (not a percentile).
+bool combines_across_jobs(const std::string& metric_name);
+
 // Throws Error naming the metric and what is missing or ambiguous.
 double extract_metric(const nlohmann::json& kdio_output, const MetricSpec& metric);
 
