@@ -7,12 +7,27 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kdio {
 
 enum class Engine { kPsync, kSync, kLibaio, kIoUring };
 enum class Pattern { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
+
+// ioengine= and rw= as fio spells them, for the parser and the report; a value's first name is
+// the one fio reports (readwrite is another name of rw).
+inline constexpr std::pair<std::string_view, Engine> kEngineNames[] = {
+    {"psync", Engine::kPsync},
+    {"sync", Engine::kSync},
+    {"libaio", Engine::kLibaio},
+    {"io_uring", Engine::kIoUring}};
+inline constexpr std::pair<std::string_view, Pattern> kPatternNames[] = {
+    {"read", Pattern::kRead},           {"write", Pattern::kWrite},
+    {"randread", Pattern::kRandRead},   {"randwrite", Pattern::kRandWrite},
+    {"rw", Pattern::kReadWrite},        {"readwrite", Pattern::kReadWrite},
+    {"randrw", Pattern::kRandReadWrite}};
 enum class Direction { kRead = 0, kWrite = 1, kTrim = 2 };
 
 struct BlockSizeRange {

@@ -145,17 +145,12 @@ void set_block_size_range(JobState& state, std::string_view value) {
 }
 
 void set_pattern(JobState& state, std::string_view value) {
-  static constexpr std::pair<std::string_view, Pattern> kPatterns[] = {
-      {"read", Pattern::kRead},           {"write", Pattern::kWrite},
-      {"randread", Pattern::kRandRead},   {"randwrite", Pattern::kRandWrite},
-      {"rw", Pattern::kReadWrite},        {"readwrite", Pattern::kReadWrite},
-      {"randrw", Pattern::kRandReadWrite}};
   if (value.find(':') != std::string_view::npos) {
     throw JobError(
         fmt::format("rw modifier in '{}' (the ':N' part) is not supported by kdio", value));
   }
   std::vector<std::string> names;
-  for (const auto& [name, pattern] : kPatterns) {
+  for (const auto& [name, pattern] : kPatternNames) {
     if (value == name) {
       state.job.pattern = pattern;
       return;
@@ -173,13 +168,8 @@ void set_pattern(JobState& state, std::string_view value) {
 }
 
 void set_engine(JobState& state, std::string_view value) {
-  static constexpr std::pair<std::string_view, Engine> kEngines[] = {
-      {"psync", Engine::kPsync},
-      {"sync", Engine::kSync},
-      {"libaio", Engine::kLibaio},
-      {"io_uring", Engine::kIoUring}};
   std::vector<std::string> names;
-  for (const auto& [name, engine] : kEngines) {
+  for (const auto& [name, engine] : kEngineNames) {
     if (value == name) {
       state.job.engine = engine;
       return;

@@ -253,34 +253,11 @@ Units group_units(const std::vector<ReportEntry>& entries, int group) {
   return units;
 }
 
-const char* pattern_name(Pattern p) {
-  switch (p) {
-    case Pattern::kRead:
-      return "read";
-    case Pattern::kWrite:
-      return "write";
-    case Pattern::kRandRead:
-      return "randread";
-    case Pattern::kRandWrite:
-      return "randwrite";
-    case Pattern::kReadWrite:
-      return "rw";
-    case Pattern::kRandReadWrite:
-      return "randrw";
-  }
-  return "";
-}
-
-const char* engine_name(Engine e) {
-  switch (e) {
-    case Engine::kPsync:
-      return "psync";
-    case Engine::kSync:
-      return "sync";
-    case Engine::kLibaio:
-      return "libaio";
-    case Engine::kIoUring:
-      return "io_uring";
+// The name fio reports for an rw= or ioengine= value: its first in the table.
+template <typename Value, size_t N>
+std::string_view name_of(const std::pair<std::string_view, Value> (&names)[N], Value value) {
+  for (const auto& [name, named] : names) {
+    if (named == value) return name;
   }
   return "";
 }
@@ -301,8 +278,9 @@ std::string start_lines(const std::vector<Job>& jobs) {
     const BlockSizeRange& w = job.block_size[1];
     out += fmt::format(
         "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}\n",
-        job.name, job.group_id, pattern_name(job.pattern), size(r.min), size(r.max), size(w.min),
-        size(w.max), size(w.min), size(w.max), engine_name(job.engine), job.iodepth);
+        job.name, job.group_id, name_of(kPatternNames, job.pattern), size(r.min), size(r.max),
+        size(w.min), size(w.max), size(w.min), size(w.max), name_of(kEngineNames, job.engine),
+        job.iodepth);
   }
   out += fmt::format("{}\nStarting ", kVersion);
   auto count = [](int n, const char* one, const char* many) {
