@@ -56,7 +56,7 @@ std::vector<double> range_percents(std::span<const uint64_t> counts, uint64_t to
 
 std::optional<DepthDistributions> depth_distributions(const Job& job, const JobResult& result) {
   if (job.engine != Engine::kPsync && job.engine != Engine::kSync) return std::nullopt;
-  uint64_t ios = result.dir[0].total_ios + result.dir[1].total_ios + result.dir[2].total_ios;
+  uint64_t ios = result.total_ios();
   // fio counts the syncs in the depth levels, but divides by the reads and writes alone, so that
   // psync with fsync= reads 1=106.1%.
   uint64_t at_depth_one = ios + result.sync.total_ios;

@@ -165,7 +165,7 @@ std::string render_json(const Report& report, bool plus) {
       job["iodepth_submit"] = depths_json(depths->submit, kDepthBatchLabels);
       job["iodepth_complete"] = depths_json(depths->complete, kDepthBatchLabels);
     }
-    uint64_t total_ios = r.dir[0].total_ios + r.dir[1].total_ios + r.dir[2].total_ios;
+    uint64_t total_ios = r.total_ios();
     job["latency_ns"] = ranges_json(r.clat_ranges.nsec, total_ios);
     job["latency_us"] = ranges_json(r.clat_ranges.usec, total_ios);
     job["latency_ms"] = ranges_json(r.clat_ranges.msec, total_ios);

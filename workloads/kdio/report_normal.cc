@@ -164,7 +164,7 @@ std::string ranges_lines(std::span<const uint64_t> counts, uint64_t total_ios, c
 }
 
 std::string latency_ranges_block(const JobResult& r) {
-  uint64_t total_ios = r.dir[0].total_ios + r.dir[1].total_ios + r.dir[2].total_ios;
+  uint64_t total_ios = r.total_ios();
   return ranges_lines(r.clat_ranges.nsec, total_ios, "nsec") +
          ranges_lines(r.clat_ranges.usec, total_ios, "usec") +
          ranges_lines(r.clat_ranges.msec, total_ios, "msec");

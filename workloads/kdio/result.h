@@ -63,6 +63,8 @@ struct JobResult {
   char error_message[480] = {};
 
   void set_error(int err, const char* message);
+  // The reads, writes and trims: what fio divides its latency ranges and depths by.
+  uint64_t total_ios() const { return dir[0].total_ios + dir[1].total_ios + dir[2].total_ios; }
   // fio's group_reporting sum: bytes and IOs add up, runtime is the longest member's, latency
   // statistics and histograms merge.
   void merge(const JobResult& other);
