@@ -72,7 +72,7 @@ void check_metric_combines(const MetricSpec& metric,
                            const std::vector<std::vector<const kdio::Job*>>& entries,
                            const Variant* variant) {
   if (combines_across_jobs(metric.name)) return;
-  const bool latency = metric.name.find("_ns.") != std::string::npos;
+  const bool latency = is_latency_metric(metric.name);
   const std::string direction = metric.name.substr(0, metric.name.find('.'));
   size_t reporting = 0;
   for (const auto& entry : entries) {

@@ -88,9 +88,14 @@ const std::set<std::string> kSums = {"iops",      "bw",        "bw_bytes", "io_b
 const std::set<std::string> kMaxima = {"runtime", "job_runtime", "elapsed"};
 const std::set<std::string> kLatencyStatistics = {"min", "max", "mean", "stddev"};
 
+// Where a latency metric's statistics object ends (read.clat_ns of read.clat_ns.mean), or end().
+std::vector<std::string>::const_iterator latency_object_end(const std::vector<std::string>& path) {
+  return std::find_if(path.begin(), path.end(),
+                      [](const std::string& part) { return part.ends_with("_ns"); });
+}
+
 bool is_latency(const std::vector<std::string>& path) {
-  return std::any_of(path.begin(), path.end(),
-                     [](const std::string& part) { return part.ends_with("_ns"); });
+  return latency_object_end(path) != path.end();
 }
 
 double combine(const std::vector<Part>& parts, const std::string& leaf, const std::string& key) {
@@ -140,6 +145,10 @@ bool combines_across_jobs(const std::string& metric_name) {
          (is_latency(path) && kLatencyStatistics.contains(leaf));
 }
 
+bool is_latency_metric(const std::string& metric_name) {
+  return is_latency(split_path(metric_name));
+}
+
 std::string metric_key(const MetricSpec& metric) {
   return metric.job.empty() ? metric.name : metric.job + ":" + metric.name;
 }
@@ -150,9 +159,8 @@ double extract_metric(const json& output, const MetricSpec& metric) {
   if (!output.is_object() || jobs == output.end() || !jobs->is_array() || jobs->empty()) {
     fail("metric {}: kdio's output has no jobs", key);
   }
-  std::vector<std::string> path = split_path(metric.name);
-  auto stats_end = std::find_if(path.begin(), path.end(),
-                                [](const std::string& part) { return part.ends_with("_ns"); });
+  const std::vector<std::string> path = split_path(metric.name);
+  auto stats_end = latency_object_end(path);
   std::vector<std::string> stats_path;  // e.g. read.clat_ns plus a placeholder leaf
   if (stats_end != path.end()) {
     stats_path.assign(path.begin(), stats_end + 1);

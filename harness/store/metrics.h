@@ -31,6 +31,10 @@ std::string metric_key(const MetricSpec& metric);
 // Whether several jobs' values of the metric make one, by the rules above (not a percentile).
 bool combines_across_jobs(const std::string& metric_name);
 
+// Whether the metric lies under a latency object (*_ns): over several jobs it counts only those
+// with I/O in its direction.
+bool is_latency_metric(const std::string& metric_name);
+
 // Throws Error naming the metric and what is missing or ambiguous.
 double extract_metric(const nlohmann::json& kdio_output, const MetricSpec& metric);
 

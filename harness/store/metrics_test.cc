@@ -65,6 +65,17 @@ TEST_F(MetricsTest, LatencyStatisticsCombineOverJobsThatDidIo) {
   EXPECT_EQ(extract_metric(three_, metric("sync.lat_ns.percentile.99.000000")), 21102592);
 }
 
+TEST_F(MetricsTest, SaysWhichMetricsAndHowTheyCombine) {
+  EXPECT_TRUE(is_latency_metric("read.clat_ns.percentile.99"));
+  EXPECT_TRUE(is_latency_metric("sync.lat_ns.mean"));
+  EXPECT_FALSE(is_latency_metric("read.iops"));
+  EXPECT_FALSE(is_latency_metric("read.bw_mean"));
+  EXPECT_TRUE(combines_across_jobs("read.clat_ns.stddev"));
+  EXPECT_TRUE(combines_across_jobs("write.bw_bytes"));
+  EXPECT_FALSE(combines_across_jobs("read.clat_ns.percentile.99"));
+  EXPECT_FALSE(combines_across_jobs("read.bw_mean"));
+}
+
 TEST_F(MetricsTest, PercentilesOfSeveralJobsNeedAJobOrGroupReporting) {
   EXPECT_THAT(error_of(three_, metric("read.clat_ns.percentile.99.000000")),
               HasSubstr("2 jobs in kdio's output and their 99.000000 cannot be combined; name one "
