@@ -220,7 +220,8 @@ std::string entry_block(const ReportEntry& e, const Units& units,
 
 // fio's group line: the group's bandwidth, the slowest and fastest entry's, the bytes, the
 // shortest and longest run time.
-std::string group_status(const std::vector<ReportEntry>& entries, int group, const Units& units) {
+std::string group_status(const std::vector<ReportEntry>& entries, int group,
+                         const std::array<uint64_t, 3>& group_bw, const Units& units) {
   std::string out = fmt::format("\nRun status group {} (all jobs):\n", group);
   for (int d = 0; d < 3; ++d) {
     uint64_t bytes = 0, min_ms = UINT64_MAX, max_ms = 0, min_bw = UINT64_MAX, max_bw = 0;
@@ -236,7 +237,7 @@ std::string group_status(const std::vector<ReportEntry>& entries, int group, con
     if (max_ms == 0) continue;
     const NumberUnit rate = NumberUnit::kBytesPerSecond;
     out += fmt::format("{:>7}: bw={}, {}-{} ({}-{}), io={}, run={}-{}msec\n", kDirUpper[d],
-                       units.both(bytes * 1000 / max_ms, rate), units.first(min_bw, rate),
+                       units.both(group_bw[d], rate), units.first(min_bw, rate),
                        units.first(max_bw, rate), units.second(min_bw, rate),
                        units.second(max_bw, rate), units.both(bytes, NumberUnit::kBytes), min_ms,
                        max_ms);
@@ -307,7 +308,9 @@ std::string render_normal(const Report& report) {
       groups.push_back(e.job->group_id);
     }
   }
-  for (int g : groups) out += group_status(report.entries, g, group_units(report.entries, g));
+  for (int g : groups) {
+    out += group_status(report.entries, g, group_bw[g], group_units(report.entries, g));
+  }
   if (report.interrupted) out += "\nkdio: interrupted; the numbers cover the time until the stop\n";
   return out;
 }
