@@ -427,8 +427,10 @@ void Parser::vm(const Field& field, VmSpec& vm) const {
     }
   }
   if (auto timeout = get(field, "boot_timeout")) vm.boot_timeout_seconds = duration(*timeout);
-  if (auto timeout = get(field, "workload_timeout"))
+  if (auto timeout = get(field, "workload_timeout")) {
     vm.workload_timeout_seconds = duration(*timeout);
+    vm.workload_timeout_place = where(timeout->place(), timeout->key);
+  }
 }
 
 void Parser::device(const Field& field, DeviceSpec& device) const {

@@ -191,6 +191,8 @@ sim:
   EXPECT_EQ(s.vm.vcpu_pinning, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(s.vm.boot_timeout_seconds, 90);
   EXPECT_EQ(s.vm.workload_timeout_seconds, 300);
+  EXPECT_EQ(s.vm.workload_timeout_place,
+            (dir_ / "c.yaml").string() + ":16:21: vm.workload_timeout");
   EXPECT_EQ(s.device.image, fs::path("/tmp/x.img"));
   EXPECT_EQ(s.device.size_bytes, 512ull << 20);
   EXPECT_EQ(s.filesystem.kind, FilesystemKind::kXfs);

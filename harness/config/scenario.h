@@ -38,6 +38,8 @@ struct VmSpec {
   std::vector<int> vcpu_pinning;   // host CPU per vCPU; empty: no pinning
   int boot_timeout_seconds = 120;  // kernel start to guest init reporting in
   int workload_timeout_seconds = 1800;
+  // "FILE:LINE:COLUMN: workload_timeout" when the config gives it, for the job files' check.
+  std::string workload_timeout_place = "vm.workload_timeout";
 };
 
 enum class DeviceKind { kEmulatedNvme, kNvmePassthrough };

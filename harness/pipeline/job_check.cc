@@ -103,6 +103,32 @@ void check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
   }
 }
 
+// The least time kdio runs the jobs: each wave lasts as long as its longest time_based job's
+// startdelay + ramp_time + runtime, or its longest startdelay.
+uint64_t least_run_ns(const kdio::JobFile& jobs) {
+  uint64_t total = 0;
+  uint64_t wave = 0;
+  for (size_t i = 0; i < jobs.jobs.size(); ++i) {
+    const kdio::Job& job = jobs.jobs[i];
+    if (kdio::starts_wave(job, i)) total += std::exchange(wave, 0);
+    const uint64_t busy = job.time_based ? job.ramp_time_ns + job.runtime_ns : 0;
+    wave = std::max(wave, job.start_delay_ns + busy);
+  }
+  return total + wave;
+}
+
+// A workload_timeout the jobs cannot finish in would stop every boot's workload after it.
+void check_workload_timeout(const Scenario& scenario, const kdio::JobFile& jobs,
+                            const Variant* variant) {
+  const double least_seconds = static_cast<double>(least_run_ns(jobs)) / 1e9;
+  const int timeout = scenario.vm.workload_timeout_seconds;
+  if (least_seconds < timeout) return;
+  fail(
+      "{}: {} s is not enough for the job files{}, which run for at least {:g} s (time_based "
+      "runtime, ramp_time and startdelay); raise it, with room for mkfs and laying out the files",
+      scenario.vm.workload_timeout_place, timeout, in_variant(variant), least_seconds);
+}
+
 // What to do about a ${NAME} that the guest would not set.
 std::string how_to_set(const std::string& name, const std::map<std::string, std::string>& guest) {
   if (!is_reserved_var(name)) return "give it under workload.vars or a variant's vars";
@@ -153,6 +179,7 @@ std::vector<std::string> check_job_files(const Scenario& scenario,
   for (const Variant* variant : variants) {
     kdio::JobFile jobs = parse_as_in_guest(scenario, variant);
     check_metric_jobs(scenario, jobs, variant);
+    check_workload_timeout(scenario, jobs, variant);
     for (const std::string& warning : jobs.warnings) {
       auto same = std::find_if(given.begin(), given.end(),
                                [&](const auto& entry) { return entry.first == warning; });

@@ -137,6 +137,28 @@ TEST_F(JobCheck, AMetricThatDoesNotCombineNeedsOneReportingJob) {
   EXPECT_THAT(error_of(scenario), HasSubstr("metric read.bw_mean: 3 jobs of the job files"));
 }
 
+// Jobs side by side take the longest of them; a stonewall waits for the jobs before it.
+TEST_F(JobCheck, AWorkloadTimeoutTheTimeBasedJobsOutlastIsRefused) {
+  Scenario scenario = scenario_with(
+      "[global]\nrw=read\nsize=1m\ntime_based\n"
+      "[a]\nruntime=${RUNTIME}\n[b]\nruntime=20\nramp_time=5\n"
+      "[c]\nstonewall\nruntime=30\nstartdelay=3\n"
+      "[d]\nruntime=40\ntime_based=0\n");
+  scenario.workload.variants = {{"short", {{"RUNTIME", "10"}}, {}, {}},
+                                {"long", {{"RUNTIME", "60"}}, {}, {}}};
+  scenario.vm.workload_timeout_seconds = 93;
+  scenario.vm.workload_timeout_place = "scenario.yaml:9:3: vm.workload_timeout";
+  EXPECT_THAT(error_of(scenario),
+              HasSubstr("scenario.yaml:9:3: vm.workload_timeout: 93 s is not enough for the job "
+                        "files (variant 'long'), which run for at least 93 s"));
+  scenario.vm.workload_timeout_seconds = 59;
+  scenario.workload.variants.pop_back();
+  EXPECT_NO_THROW(check_job_files(scenario));
+  scenario.vm.workload_timeout_seconds = 58;
+  EXPECT_THAT(error_of(scenario), HasSubstr("58 s is not enough for the job files (variant "
+                                            "'short'), which run for at least 58 s"));
+}
+
 TEST_F(JobCheck, WarningsAreReturnedOnceNamingTheVariantsThatGiveThem) {
   Scenario scenario = scenario_with(
       "[j]\nrw=read\nsize=1m\nfilename=f\nnrfiles=2\nioengine=psync\niodepth=${QD}\n");

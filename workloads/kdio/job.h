@@ -111,6 +111,12 @@ inline bool reported_with(const Job& previous, const Job& job) {
   return job.group_reporting && previous.group_id == job.group_id;
 }
 
+// Whether the job at `index` of the execution order waits for all jobs before it to finish:
+// the jobs from one such job to the next run side by side (a wave).
+inline bool starts_wave(const Job& job, size_t index) {
+  return index > 0 && job.stonewall && job.clone_index == 0;
+}
+
 struct JobFile {
   std::vector<Job> jobs;  // in execution order, clones expanded (clone_index ascending)
   // Added by the parser: "FILE:LINE: warning: ..." for things fio accepts but does not do

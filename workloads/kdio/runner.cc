@@ -83,10 +83,6 @@ void wake_all(std::atomic<int>& counter) {
   ::syscall(SYS_futex, futex_word(counter), FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
 }
 
-bool starts_wave(const Job& job, size_t index) {
-  return index > 0 && job.stonewall && job.clone_index == 0;
-}
-
 std::string auto_cgroup_name(size_t index) {
   return fmt::format("kdio.{}.{}", ::getpid(), index);
 }
