@@ -40,4 +40,10 @@ std::string printable_line(std::string_view text) {
   return line;
 }
 
+std::string printable_ascii(std::string_view text, size_t max_bytes) {
+  std::string out;
+  for (char c : text.substr(0, max_bytes)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out;
+}
+
 }  // namespace kbisect

@@ -12,6 +12,11 @@ namespace kbisect {
 // the terminal, end a comment line or reorder what is shown. Other UTF-8 is kept.
 std::string printable_line(std::string_view text);
 
+// Text the guest wrote (a console line, a frame's field) for a message, the database or JSON:
+// every byte outside printable ASCII as '?', at most `max_bytes` of it. Stricter than
+// printable_line, because the guest's bytes need not be UTF-8 at all.
+std::string printable_ascii(std::string_view text, size_t max_bytes);
+
 // A byte inside a UTF-8 character, after its first: text is cut before one, and it takes no
 // column on a terminal.
 inline bool is_utf8_continuation(char c) {

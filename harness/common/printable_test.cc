@@ -29,5 +29,11 @@ TEST(PrintableLine, BidiOverridesCannotReorderIt) {
   EXPECT_EQ(printable_line("\u2014 \u2019"), "\u2014 \u2019");  // dash and quote stay
 }
 
+TEST(PrintableAscii, KeepsOnlyPrintableAsciiUpToTheCap) {
+  EXPECT_EQ(printable_ascii("frame 'result' ok", 100), "frame 'result' ok");
+  EXPECT_EQ(printable_ascii("\x1b]0;x\a\xff\xfe\xc3\xa9\t", 100), "?]0;x??????");
+  EXPECT_EQ(printable_ascii("abcdef", 4), "abcd");
+}
+
 }  // namespace
 }  // namespace kbisect

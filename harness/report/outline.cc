@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "bisect/statistics.h"
+#include "common/printable.h"
 #include "report/comparison.h"
 #include "report/format.h"
 
@@ -181,7 +182,8 @@ std::vector<Fact> failures_of(const ReportData& data) {
   std::vector<Fact> facts;
   for (const auto& run : data.failed_runs) {
     std::string what = outcome_name(run.outcome);
-    if (!run.detail.empty()) what += ": " + run.detail;
+    // Databases written before the guest's text was cleaned where it enters may hold any byte.
+    if (!run.detail.empty()) what += ": " + printable_line(run.detail);
     facts.push_back({short_id(run.commit), what});
   }
   return facts;

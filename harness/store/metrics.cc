@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/printable.h"
 
 namespace kbisect {
 namespace {
@@ -39,6 +40,13 @@ std::string job_name(const json& job) {
   return name != job.end() && name->is_string() ? name->get<std::string>() : "";
 }
 
+// A job's name in a message, which a run's detail stores and the terminal shows: the guest
+// wrote it.
+std::string shown_name(const json& job) {
+  constexpr size_t kMaxShown = 64;
+  return printable_ascii(job_name(job), kMaxShown);
+}
+
 // The object that holds the leaf (e.g. read.clat_ns for read.clat_ns.mean), or nullptr.
 const json* parent_of(const json& job, const std::vector<std::string>& parts) {
   const json* node = &job;
@@ -58,13 +66,13 @@ double number_at(const json& parent, const std::string& key, const std::string& 
     fail(
         "metric {}: job '{}' of kdio's output has no number at this path; check the metric name "
         "in the config",
-        metric, job_name(job));
+        metric, shown_name(job));
   }
   // The guest wrote it: kdio's counts, rates and latencies are finite and never negative.
   double number = value->get<double>();
   if (!std::isfinite(number) || number < 0) {
     fail("metric {}: job '{}' of kdio's output has {} = {}, not a count, rate or time", metric,
-         job_name(job), key, number);
+         shown_name(job), key, number);
   }
   return number;
 }
@@ -170,16 +178,18 @@ double extract_metric(const json& output, const MetricSpec& metric) {
   std::vector<Part> selected;
   std::set<std::string> names;
   for (const json& job : *jobs) {
-    names.insert(job_name(job));
+    names.insert(shown_name(job));
     if (!metric.job.empty() && job_name(job) != metric.job) continue;
     const json* stats = stats_path.empty() ? nullptr : parent_of(job, stats_path);
     selected.push_back({&job, parent_of(job, path), stats});
   }
   if (selected.empty()) {
-    std::string list;
-    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
-    fail("metric {}: no job named '{}' in kdio's output (jobs: {}); fix job: in the config", key,
-         metric.job, list);
+    constexpr size_t kMaxListed = 10;
+    const std::vector<std::string> listed(
+        names.begin(), std::next(names.begin(), std::min(names.size(), kMaxListed)));
+    fail("metric {}: no job named '{}' in kdio's output (jobs: {}{}); fix job: in the config", key,
+         metric.job, fmt::join(listed, ", "),
+         names.size() > kMaxListed ? fmt::format(", ... {} in all", names.size()) : "");
   }
   if (!stats_path.empty() && selected.size() > 1) {
     // Jobs without I/O in this direction report zeros and no percentiles: leave them out.
@@ -192,7 +202,7 @@ double extract_metric(const json& output, const MetricSpec& metric) {
   for (const Part& part : selected) {
     if (part.parent == nullptr) {
       fail("metric {}: job '{}' of kdio's output has no {}; check the metric name in the config",
-           key, job_name(*part.job), metric.name);
+           key, shown_name(*part.job), metric.name);
     }
   }
   double value = combine(selected, path.back(), key);

@@ -1,5 +1,6 @@
 #include "store/metrics.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -105,6 +106,25 @@ TEST_F(MetricsTest, ErrorsSayWhatIsWrong) {
               HasSubstr("has no number at this path"));
   EXPECT_THAT(error_of(nlohmann::json::object(), metric("read.iops")), HasSubstr("has no jobs"));
   EXPECT_THAT(error_of(nlohmann::json::array(), metric("read.iops")), HasSubstr("has no jobs"));
+}
+
+// The guest names the jobs: a name in a message (a run's stored detail) cannot move the
+// terminal's cursor, and a flood of names is not listed whole.
+TEST_F(MetricsTest, JobNamesInMessagesArePrintableAndFew) {
+  nlohmann::json hostile = three_;
+  hostile["jobs"][0]["jobname"] = "\x1b]0;owned\a\x1b[2J";
+  hostile["jobs"][0]["read"].erase("iops");
+  EXPECT_THAT(error_of(hostile, metric("read.iops")),
+              HasSubstr("job '?]0;owned??[2J' of kdio's output has no number"));
+
+  nlohmann::json many = three_;
+  for (int i = 0; i < 20; ++i) {
+    many["jobs"].push_back(three_["jobs"][0]);
+    many["jobs"].back()["jobname"] = fmt::format("job{:02}", i);
+  }
+  EXPECT_THAT(error_of(many, metric("read.iops", "nosuch")),
+              HasSubstr("(jobs: job00, job01, job02, job03, job04, job05, job06, job07, job08, "
+                        "job09, ... 22 in all)"));
 }
 
 TEST_F(MetricsTest, ExtractsEveryConfiguredMetric) {

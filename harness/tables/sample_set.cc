@@ -7,6 +7,7 @@
 
 #include "bisect/statistics.h"
 #include "common/error.h"
+#include "common/printable.h"
 #include "store/metrics.h"
 #include "store/store.h"
 
@@ -67,8 +68,12 @@ std::string number_text(double value, std::string_view format) {
   return fmt::format(fmt::runtime(format), value);
 }
 
+std::string job_name(const nlohmann::json& job) {
+  return printable_line(job.value("jobname", ""));
+}
+
 std::string group_name(const nlohmann::json& group) {
-  return group.at("jobs").at(0).value("jobname", "");
+  return job_name(group.at("jobs").at(0));
 }
 
 }  // namespace kbisect

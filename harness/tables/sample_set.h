@@ -49,6 +49,9 @@ std::optional<double> metric_of(const nlohmann::json& kdio, const std::string& p
 // `value` printed with `format` ("{:.2f}"), or "-" for NaN (no sample has it).
 std::string number_text(double value, std::string_view format);
 
+// A job's name in kdio's output, printable (printable_line): the guest wrote it.
+std::string job_name(const nlohmann::json& job);
+
 // The name of a group: its first job's name ("reader", "write").
 std::string group_name(const nlohmann::json& group);
 

@@ -28,7 +28,7 @@ const json& lat_log(const json& job) {
     fail(
         "job '{}' of kdio's output has no sync.lat_log, which the sync-log table needs; add "
         "sync_lat_log=1 to the job file",
-        job.value("jobname", ""));
+        job_name(job));
   }
   return *log;
 }
@@ -58,7 +58,7 @@ std::vector<std::string> column_names(const json& sample) {
   std::vector<std::string> seen;
   std::vector<std::string> names;
   for (const json& job : sample.at("jobs")) {
-    std::string name = job.value("jobname", "");
+    std::string name = job_name(job);
     auto copies = std::count(seen.begin(), seen.end(), name);
     seen.push_back(name);
     names.push_back(copies == 0 ? name : fmt::format("{}#{}", name, copies + 1));

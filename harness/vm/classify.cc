@@ -6,17 +6,15 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "common/printable.h"
+
 namespace kbisect {
 namespace {
 
 constexpr size_t kMaxDetail = 300;
 
 std::string printable(std::string_view text) {
-  std::string out;
-  for (char c : text.substr(0, kMaxDetail)) {
-    out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  }
-  return out;
+  return printable_ascii(text, kMaxDetail);
 }
 
 // The guest's error frame: "stage=<stage> exit=<code>" on the first line, a log tail after.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/printable.h"
 #include "common/sha256.h"
 
 namespace kbisect {
@@ -143,7 +144,7 @@ void ConsoleFrameParser::end(std::string_view arguments) {
     return;
   }
   if (arguments != kind_) {
-    reject(fmt::format("frame '{}' ended as '{}'", kind_, arguments.substr(0, 32)));
+    reject(fmt::format("frame '{}' ended as '{}'", kind_, printable_ascii(arguments, 32)));
     return;
   }
   if (payload_.size() != length_) {

@@ -151,6 +151,18 @@ TEST(ConsoleFrame, MismatchedEndAndStrayMarkersAreRejected) {
   EXPECT_EQ(parser.rejection_count(), 3u);
 }
 
+// A rejection is stored as the run's detail and printed: the guest's bytes in it cannot reach
+// the terminal as they are.
+TEST(ConsoleFrame, ARejectionQuotesOnlyPrintableText) {
+  std::string framed = frame("result", "payload");
+  framed.replace(framed.rfind("result"), 6, "\x1b]0;owned\a\xff");
+  auto parser = parse_console(framed);
+  ASSERT_EQ(parser.rejections().size(), 1u);
+  EXPECT_EQ(parser.rejections()[0],
+            "frame 'result' ended as '?]0;owned?"
+            "?'");
+}
+
 TEST(ConsoleFrame, FrameCountAndRejectionListAreBounded) {
   ConsoleLimits limits;
   limits.max_frames = 2;

@@ -6,12 +6,16 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/local_process.h"
+#include "common/printable.h"
 #include "common/process.h"
 #include "vm/accel.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
 namespace {
+
+// The most of QEMU's last output line a failure's detail quotes.
+constexpr size_t kMaxQemuLine = 300;
 
 // QEMU's option parser splits on commas; a literal comma is written twice.
 std::string option_value(const fs::path& path) {
@@ -173,9 +177,10 @@ VmEnding QemuBackend::boot(const VmPlan& plan, const fs::path& console_log, Phas
   if (result.exit_code != 0) {
     std::string tail = result.output_tail;
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+    // With -serial stdio, QEMU's last line can be the guest's.
     return {watch.kernel_started() ? VmEnd::kQemuDied : VmEnd::kStartFailed,
             fmt::format("QEMU exited with {}: {}", result.exit_code,
-                        tail.substr(tail.rfind('\n') + 1))};
+                        printable_ascii(tail.substr(tail.rfind('\n') + 1), kMaxQemuLine))};
   }
   return {VmEnd::kExited, ""};
 }
