@@ -3,10 +3,15 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/printable.h"
 
 namespace kbisect {
 
-std::string xml_escape(std::string_view text) {
+namespace {
+
+enum class OnControl { kFail, kReplace };
+
+std::string escape(std::string_view text, OnControl on_control) {
   std::string escaped;
   for (char c : text) {
     switch (c) {
@@ -31,14 +36,27 @@ std::string xml_escape(std::string_view text) {
         escaped += fmt::format("&#{};", static_cast<int>(c));
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          fail("'{}' holds the control character {:#04x}, which XML cannot carry; rename it", text,
-               static_cast<int>(c));
+        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) {
+          escaped += c;
+        } else if (on_control == OnControl::kReplace) {
+          escaped += "\uFFFD";
+        } else {
+          fail("'{}' holds the control character {:#04x}, which XML cannot carry; rename it",
+               printable_line(text), static_cast<int>(c));
         }
-        escaped += c;
     }
   }
   return escaped;
+}
+
+}  // namespace
+
+std::string xml_escape(std::string_view text) {
+  return escape(text, OnControl::kFail);
+}
+
+std::string xml_escape_shown(std::string_view text) {
+  return escape(text, OnControl::kReplace);
 }
 
 }  // namespace kbisect

@@ -27,9 +27,15 @@ TEST(XmlEscape, RefusesWhatXmlCannotCarry) {
     xml_escape("/srv/\x01");
     ADD_FAILURE() << "expected an error";
   } catch (const Error& error) {
+    // The message does not carry the character to the terminal either.
     EXPECT_STREQ(error.what(),
-                 "'/srv/\x01' holds the control character 0x01, which XML cannot carry; rename it");
+                 "'/srv/?' holds the control character 0x01, which XML cannot carry; rename it");
   }
+}
+
+TEST(XmlEscape, AReportShowsWhatXmlCannotCarryAsAReplacement) {
+  EXPECT_EQ(xml_escape_shown("ended as '\x1b]0;x\a' & <b>\t"),
+            "ended as &apos;\uFFFD]0;x\uFFFD&apos; &amp; &lt;b&gt;&#9;");
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ svg .side-before { fill: #2271b1; } svg .side-after { fill: #c62828; }
 )css";
 
 std::string e(std::string_view text) {
-  return xml_escape(text);
+  return xml_escape_shown(text);
 }
 
 void write_facts(Out out, const std::vector<Fact>& facts) {

@@ -25,7 +25,7 @@ struct Frame {
 };
 
 std::string empty_plot(const std::string& why) {
-  return fmt::format("<p class=\"empty\">{}</p>\n", xml_escape(why));
+  return fmt::format("<p class=\"empty\">{}</p>\n", xml_escape_shown(why));
 }
 
 // Points of one column spread sideways so that equal values stay visible: a fixed low

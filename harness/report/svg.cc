@@ -26,7 +26,7 @@ const char* anchor_name(SvgWriter::Anchor anchor) {
 }  // namespace
 
 SvgWriter::SvgWriter(double width, double height, std::string_view label) {
-  const std::string escaped = xml_escape(label);
+  const std::string escaped = xml_escape_shown(label);
   body_ = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
       "viewBox=\"0 0 {0:.0f} {1:.0f}\" role=\"img\" aria-label=\"{2}\"><title>{2}</title>\n",
@@ -37,14 +37,14 @@ void SvgWriter::close(std::string_view tooltip, std::string_view tag) {
   if (tooltip.empty()) {
     body_ += "/>\n";
   } else {
-    body_ += fmt::format("><title>{}</title></{}>\n", xml_escape(tooltip), tag);
+    body_ += fmt::format("><title>{}</title></{}>\n", xml_escape_shown(tooltip), tag);
   }
 }
 
 void SvgWriter::line(double x1, double y1, double x2, double y2, std::string_view css_class) {
   body_ +=
       fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" class=\"{}\"/>\n",
-                  x1, y1, x2, y2, xml_escape(css_class));
+                  x1, y1, x2, y2, xml_escape_shown(css_class));
 }
 
 void SvgWriter::rect(double x, double y, double width, double height, std::string_view css_class,
@@ -52,14 +52,14 @@ void SvgWriter::rect(double x, double y, double width, double height, std::strin
   body_ += fmt::format(
       "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
       "class=\"{}\"",
-      x, y, std::max(width, 0.0), std::max(height, 0.0), xml_escape(css_class));
+      x, y, std::max(width, 0.0), std::max(height, 0.0), xml_escape_shown(css_class));
   close(tooltip, "rect");
 }
 
 void SvgWriter::circle(double cx, double cy, double r, std::string_view css_class,
                        std::string_view tooltip) {
   body_ += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" class=\"{}\"", cx, cy, r,
-                       xml_escape(css_class));
+                       xml_escape_shown(css_class));
   close(tooltip, "circle");
 }
 
@@ -69,8 +69,8 @@ void SvgWriter::polyline(const std::vector<std::pair<double, double>>& points,
   for (const auto& [x, y] : points) {
     coordinates += fmt::format("{}{:.1f},{:.1f}", coordinates.empty() ? "" : " ", x, y);
   }
-  body_ +=
-      fmt::format("<polyline points=\"{}\" class=\"{}\"/>\n", coordinates, xml_escape(css_class));
+  body_ += fmt::format("<polyline points=\"{}\" class=\"{}\"/>\n", coordinates,
+                       xml_escape_shown(css_class));
 }
 
 void SvgWriter::text(double x, double y, std::string_view content, std::string_view css_class,
@@ -78,9 +78,9 @@ void SvgWriter::text(double x, double y, std::string_view content, std::string_v
   std::string transform =
       degrees == 0 ? "" : fmt::format(" transform=\"rotate({:.0f} {:.1f} {:.1f})\"", degrees, x, y);
   body_ += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"{}\" class=\"{}\"{}>", x, y,
-                       anchor_name(anchor), xml_escape(css_class), transform);
-  body_ += xml_escape(content);
-  if (!tooltip.empty()) body_ += fmt::format("<title>{}</title>", xml_escape(tooltip));
+                       anchor_name(anchor), xml_escape_shown(css_class), transform);
+  body_ += xml_escape_shown(content);
+  if (!tooltip.empty()) body_ += fmt::format("<title>{}</title>", xml_escape_shown(tooltip));
   body_ += "</text>\n";
 }
 
