@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file.h"
+#include "common/json_text.h"
 #include "common/local_process.h"
 #include "common/process.h"
 #include "vm/vm_run.h"
@@ -54,7 +55,7 @@ std::string resolve_accel(Accel wanted, const AccelHost& host, const fs::path& c
     why = failure.value_or("");
     cache[host.key] = {{"accel", accel}, {"why", why}};
     fs::create_directories(cache_file.parent_path());
-    write_file_atomically(cache_file, cache.dump(2) + '\n');
+    write_file_atomically(cache_file, json_text(cache, 2) + '\n');
   }
   if (accel == "tcg") {
     warn(events, fmt::format("accel auto: /dev/kvm is present but a kernel did not boot under KVM "

@@ -74,6 +74,17 @@ TEST_F(AccelTest, AnAnswerInAnotherFormIsProbedAgain) {
   }
 }
 
+// The probe's answer can quote the guest's console, which need not be UTF-8.
+TEST_F(AccelTest, AProbeFailureThatIsNotUtf8IsCached) {
+  AccelHost host{"h", true};
+  const std::string failure = resolve_accel(
+      Accel::kAuto, host, cache_, [] { return std::optional<std::string>("guest \xff\xfe"); },
+      nullptr);
+  EXPECT_EQ(failure, "tcg");
+  std::ifstream in(cache_);
+  EXPECT_EQ(nlohmann::json::parse(in)["h"]["why"], "guest \xef\xbf\xbd\xef\xbf\xbd");
+}
+
 TEST_F(AccelTest, DamagedCacheIsProbedAgain) {
   std::ofstream(cache_) << "{not json";
   AccelHost host{"h", true};
