@@ -52,6 +52,7 @@ test-asan: deps
 # scenario configs) under AddressSanitizer + UndefinedBehaviorSanitizer: their unit tests and
 # the fuzz targets' corpora. Part of `make test`; about 2.5 minutes cold on 2 cores.
 ASAN_INPUT_TESTS = harness/vm/vm_console_frame_test harness/vm/vm_classify_test \
+	harness/vm/vm_console_file_reader_test \
 	workloads/kdio/kdio_parser_test harness/config/config_test
 test-asan-input: deps
 	@$(call CMAKE_CONFIGURE,build-asan,Asan)

@@ -18,9 +18,11 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/local_process.h"
+#include "common/process.h"
 #include "common/unique_fd.h"
 #include "common/xml_escape.h"
 #include "vm/accel.h"
+#include "vm/console_file_reader.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
@@ -54,53 +56,14 @@ struct StopSignal {
 
 int on_lifecycle(virConnectPtr, virDomainPtr domain, int event, int detail, void* opaque) {
   auto& signal = *static_cast<std::shared_ptr<StopSignal>*>(opaque);
-  if (event != VIR_DOMAIN_EVENT_STOPPED || signal->domain_name != virDomainGetName(domain))
-    return 0;
+  const char* name = virDomainGetName(domain);
+  if (event != VIR_DOMAIN_EVENT_STOPPED || name == nullptr || signal->domain_name != name) return 0;
   signal->how = detail;
   signal->stopped = true;
   const char byte = 1;
   [[maybe_unused]] auto ignored = ::write(signal->write_end.get(), &byte, 1);
   return 0;
 }
-
-// Reads what QEMU appended to the console file since the last call, in whole lines.
-class ConsoleFileReader {
- public:
-  explicit ConsoleFileReader(fs::path path) : path_(std::move(path)) {}
-
-  // Returns false once the file is over `max_bytes`.
-  template <typename OnLine>
-  bool read_new(size_t max_bytes, OnLine&& on_line) {
-    if (!fd_) fd_.reset(::open(path_.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd_) return true;  // not created yet
-    char buffer[65536];
-    for (;;) {
-      ssize_t got = ::read(fd_.get(), buffer, sizeof buffer);
-      if (got <= 0) break;
-      offset_ += static_cast<size_t>(got);
-      if (offset_ > max_bytes) return false;
-      partial_.append(buffer, static_cast<size_t>(got));
-      size_t start = 0;
-      for (size_t end; (end = partial_.find('\n', start)) != std::string::npos; start = end + 1) {
-        on_line(std::string_view(partial_).substr(start, end - start));
-      }
-      partial_.erase(0, start);
-    }
-    return true;
-  }
-
-  template <typename OnLine>
-  void finish(OnLine&& on_line) {
-    if (!partial_.empty()) on_line(partial_);
-    partial_.clear();
-  }
-
- private:
-  fs::path path_;
-  UniqueFd fd_;
-  size_t offset_ = 0;
-  std::string partial_;
-};
 
 std::string pci_address_xml(const std::string& pci) {
   // 0000:01:00.0 -> domain bus slot function
@@ -294,18 +257,21 @@ std::string domain_xml(const VmPlan& plan, const fs::path& console_log) {
 }
 
 int sweep_stale_domains(virConnectPtr connection) {
-  virDomainPtr* domains = nullptr;
-  int count = virConnectListAllDomains(connection, &domains, 0);
+  virDomainPtr* listed = nullptr;
+  int count = virConnectListAllDomains(connection, &listed, 0);
   if (count < 0) fail("cannot list libvirt domains: {}", libvirt_error());
+  Unique<virDomainPtr, ::free> array(listed);
+  std::vector<VirDomain> domains;
+  domains.reserve(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) domains.emplace_back(listed[i]);
   int destroyed = 0;
-  for (int i = 0; i < count; ++i) {
-    VirDomain domain(domains[i]);
-    int owner = vm_name_pid(virDomainGetName(domain.get()));
+  for (const VirDomain& domain : domains) {
+    const char* name = virDomainGetName(domain.get());
+    int owner = name != nullptr ? vm_name_pid(name) : 0;
     if (owner == 0 || process_exists(owner)) continue;
     if (virDomainIsActive(domain.get()) == 1 && virDomainDestroy(domain.get()) == 0) ++destroyed;
     if (virDomainIsPersistent(domain.get()) == 1) virDomainUndefine(domain.get());
   }
-  ::free(domains);
   return destroyed;
 }
 
@@ -376,7 +342,7 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   VirDomain domain(virDomainCreateXML(connection_.get(), xml.c_str(), flags));
   if (!domain) return {VmEnd::kStartFailed, fmt::format("libvirt: {}", libvirt_error())};
 
-  ConsoleFileReader reader(console_log);
+  ConsoleFileReader reader(console_log, ProcessOptions{}.max_line_bytes);
   VmEnding ending{VmEnd::kExited, ""};
   auto on_line = [&](std::string_view line) {
     watch.line(line);
