@@ -160,6 +160,21 @@ class Parser {
     return value;
   }
 
+  // Options for the kernel command line, mkfs or mount: one line of text, as they reach the
+  // guest.
+  std::string option_string(const Field& field) const {
+    std::string value = string(field);
+    auto control = std::find_if(value.begin(), value.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+    });
+    if (control != value.end()) {
+      error(field, fmt::format("holds the control character {:#04x}, which the guest's command "
+                               "line cannot carry; remove it",
+                               static_cast<int>(*control)));
+    }
+    return value;
+  }
+
   bool boolean(const Field& field) const {
     std::string text = scalar(field, "true or false");
     if (text == "true") return true;
@@ -384,7 +399,7 @@ void Parser::kernel(const Field& field, KernelSpec& kernel) const {
   if (auto fragments = get(field, "fragments")) {
     for (const Field& item : sequence(*fragments)) kernel.fragments.push_back(existing_file(item));
   }
-  if (auto cmdline = get(field, "cmdline_extra")) kernel.cmdline_extra = string(*cmdline);
+  if (auto cmdline = get(field, "cmdline_extra")) kernel.cmdline_extra = option_string(*cmdline);
 }
 
 void Parser::build(const Field& field, BuildSpec& build) const {
@@ -463,10 +478,14 @@ void Parser::filesystem(const Field& field, FilesystemSpec& filesystem) const {
   check_map(field, {"type", "mkfs_options", "mount_options"});
   if (auto type = get(field, "type")) filesystem.kind = filesystem_kind(*type);
   if (auto options = get(field, "mkfs_options")) {
-    for (const Field& item : sequence(*options))
-      filesystem.mkfs_options.push_back(nonempty_string(item));
+    for (const Field& item : sequence(*options)) {
+      filesystem.mkfs_options.push_back(option_string(item));
+      if (filesystem.mkfs_options.back().empty()) error(item, "must not be empty");
+    }
   }
-  if (auto options = get(field, "mount_options")) filesystem.mount_options = string(*options);
+  if (auto options = get(field, "mount_options")) {
+    filesystem.mount_options = option_string(*options);
+  }
 }
 
 void Parser::workload(const Field& field, WorkloadSpec& workload,
@@ -512,7 +531,7 @@ std::vector<Variant> Parser::variants(const Field& field, const FilesystemSpec& 
       error(name, fmt::format("variant '{}' declared twice", variant.name));
     }
     if (auto vars_field = get(item, "vars")) variant.vars = vars(*vars_field);
-    if (auto options = get(item, "mount_options")) variant.mount_options = string(*options);
+    if (auto options = get(item, "mount_options")) variant.mount_options = option_string(*options);
     if (auto type = get(item, "filesystem")) {
       variant.filesystem = filesystem_kind(*type);
       if (*variant.filesystem != filesystem.kind && !filesystem.mkfs_options.empty()) {

@@ -545,14 +545,29 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
   }
 }
 
-// The guest's /init sets these itself; run.env, sourced after it, would replace them, and
-// KBISECT_* was only refused once the kernel was built.
 // busybox sh drops a NUL when the guest sources run.env: kdio would get another value than the
 // one the host checked.
 TEST_F(ConfigTest, ANulByteInAVariableIsRefusedAtItsLine) {
   EXPECT_THAT(error_of("name: demo\nkernel: {repo: linux}\nworkload:\n  jobs: [job.fio]\n"
                        "  vars: {SIZE: \"64\\0k\"}\nmetrics: [{name: read.iops}]\n"),
               ::testing::StartsWith("5:16: workload.vars.SIZE: a NUL byte cannot reach the guest"));
+}
+
+// They reach the kernel command line (libvirt's XML cannot carry one at all) or the guest's
+// mkfs and mount: a control character was found only at the boot, or not at all.
+TEST_F(ConfigTest, AControlCharacterInAnOptionIsRefusedAtItsLine) {
+  const std::string head =
+      "name: demo\nmetrics: [{name: read.iops}]\nworkload: {jobs: [job.fio]}\n";
+  EXPECT_THAT(error_of(head + "kernel: {repo: linux, cmdline_extra: \"quiet\\x1b[31m\"}\n"),
+              ::testing::StartsWith("4:38: kernel.cmdline_extra: holds the control character "
+                                    "0x1b, which the guest's command line cannot carry"));
+  EXPECT_THAT(error_of(head + "kernel: {repo: linux}\nfilesystem: {mount_options: \"a\\0b\"}\n"),
+              ::testing::StartsWith("5:29: filesystem.mount_options: holds the control character "
+                                    "0x00"));
+  EXPECT_THAT(error_of(head + "kernel: {repo: linux}\nfilesystem: {mkfs_options: [\"-b\\n\"]}\n"),
+              ::testing::StartsWith("5:29: filesystem.mkfs_options[0]: holds the control"));
+  EXPECT_THAT(error_of(head + "kernel: {repo: linux}\nfilesystem: {mkfs_options: [\"\"]}\n"),
+              ::testing::StartsWith("5:29: filesystem.mkfs_options[0]: must not be empty"));
 }
 
 TEST_F(ConfigTest, AJobFileThatIsADirectorySaysSo) {
