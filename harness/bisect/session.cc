@@ -47,6 +47,7 @@ class Session {
         strategy_(strategy),
         measurer_(measurer),
         journal_(journal),
+        boot_strategy_(make_boot_strategy()),
         state_(*input.graph) {
     if (input.graph == nullptr || input.graph->nodes.empty()) {
       fail("internal error: a bisect session needs at least the bad commit as a candidate");
@@ -67,7 +68,7 @@ class Session {
       if (state_.endpoints_verified) {
         if (std::optional<SessionResult> stop = test_merge_bases()) return *stop;
       }
-      Action action = strategy_.next(state_);
+      Action action = strategy().next(state_);
       switch (action.kind) {
         case Action::Kind::kMeasure:
           take_sample(id_of(action.commit), Phase::kSearch, action.candidates_left);
@@ -76,12 +77,17 @@ class Session {
           JournalEntry entry =
               make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, id_of(action.commit));
           entry.verdict = action.verdict;
+          entry.detail = action.message;
           record(entry);
           break;
         }
-        case Action::Kind::kEndpointsOk:
-          record(make_entry(JournalEntry::Kind::kEndpointsOk, Phase::kSearch, input_.good));
+        case Action::Kind::kEndpointsOk: {
+          JournalEntry entry =
+              make_entry(JournalEntry::Kind::kEndpointsOk, Phase::kSearch, input_.good);
+          entry.detail = action.message;
+          record(entry);
           break;
+        }
         case Action::Kind::kNoRegression: {
           SessionResult result = base_result(SessionVerdict::kNoRegression);
           result.message = action.message;
@@ -95,6 +101,12 @@ class Session {
   }
 
  private:
+  // A boot regression (bisect.boot_failure_is_bad, and bad does not boot) is searched by
+  // booting alone: its bad endpoint has no metric to compare with.
+  bool boot_regression() const { return counted_bad(input_.graph->nodes[0].id); }
+
+  const Strategy& strategy() const { return boot_regression() ? *boot_strategy_ : strategy_; }
+
   std::string id_of(int commit) const {
     return commit == kGoodEndpoint ? input_.good : input_.graph->nodes.at(commit).id;
   }
@@ -189,7 +201,8 @@ class Session {
     }
     for (const std::string& endpoint : {input_.good, input_.graph->nodes[0].id}) {
       auto failure = failures_.find(resolve(endpoint));
-      if (failure != failures_.end() && aborted_.empty()) {
+      if (failure != failures_.end() && aborted_.empty() &&
+          !(endpoint != input_.good && boot_regression())) {
         aborted_ = fmt::format(
             "the endpoint {} cannot be measured ({}: {}); pick endpoints "
             "that build and boot",
@@ -210,6 +223,12 @@ class Session {
 
   bool counts_as_bad(const JournalEntry& failure) const {
     return failure.status == MeasureStatus::kBootFailed && input_.spec.boot_failure_is_bad;
+  }
+
+  // Whether the search judged `commit` bad for not booting.
+  bool counted_bad(const std::string& commit) const {
+    auto failure = failures_.find(resolve(commit));
+    return failure != failures_.end() && counts_as_bad(failure->second);
   }
 
   // One measurement, journaled before anything acts on it.
@@ -235,6 +254,7 @@ class Session {
         entry.status = m.status;
         entry.detail = m.detail;
         entry.retried = retries(entry);
+        entry.counts_as_bad = !entry.retried && counts_as_bad(entry);
         break;
     }
     record(entry);
@@ -244,12 +264,14 @@ class Session {
   // A candidate's failure that counts as bad (boot_failure_is_bad) is its verdict: journaled
   // right after the failure, which is the last entry applied.
   void judge_failure_as_bad(const JournalEntry& failure) {
-    if (failure.kind != JournalEntry::Kind::kFailure || !last_failure_counts_ ||
-        !counts_as_bad(failure) || !index_.count(failure.commit)) {
+    if (failure.kind != JournalEntry::Kind::kFailure || failure.phase != Phase::kSearch ||
+        !last_failure_counts_ || !counts_as_bad(failure) || !index_.count(failure.commit)) {
       return;
     }
     JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, failure.phase, failure.commit);
     verdict.verdict.kind = VerdictKind::kBad;
+    verdict.verdict.by_boot = true;
+    verdict.detail = fmt::format("it does not boot: {}", failure.detail);
     record(verdict);
   }
 
@@ -297,6 +319,7 @@ class Session {
       result.culprit = culprit;
       return result;
     }
+    if (boot_regression() || counted_bad(culprit)) return confirm_by_boot(culprit, action.commit);
     return confirm(culprit, action.commit);
   }
 
@@ -351,15 +374,19 @@ class Session {
     return fmt::format("{} {:+.2f}%", input_.metric.name, 100 * change);
   }
 
-  std::optional<SessionResult> confirm(const std::string& culprit, int node) {
-    const CommitNode& culprit_node = input_.graph->nodes.at(node);
+  std::vector<std::string> parents_of(const std::string& culprit, int node) const {
     std::vector<std::string> parents;
     if (input_.parents_of) {
       parents = input_.parents_of(culprit);
     } else {
-      for (int parent : culprit_node.parents) parents.push_back(id_of(parent));
+      for (int parent : input_.graph->nodes.at(node).parents) parents.push_back(id_of(parent));
     }
     if (parents.empty()) parents.push_back(input_.good);
+    return parents;
+  }
+
+  std::optional<SessionResult> confirm(const std::string& culprit, int node) {
+    const std::vector<std::string> parents = parents_of(culprit, node);
 
     std::vector<std::string> commits{culprit};
     commits.insert(commits.end(), parents.begin(), parents.end());
@@ -423,6 +450,51 @@ class Session {
     return result;
   }
 
+  // Whether `commit` boots, from its measurement in `phase`, measured there when it has none (and
+  // again when its failure was taken for the run's). None when that cannot tell (it did not
+  // build, or failed otherwise).
+  std::optional<bool> boots(const std::string& commit, Phase phase) {
+    const bool search = phase == Phase::kSearch;
+    for (;;) {
+      const std::string target = resolve(commit);
+      if (!of(search ? search_samples_ : confirm_samples_, target).empty()) return true;
+      const auto& failures = search ? failures_ : confirm_failures_;
+      if (auto failure = failures.find(target); failure != failures.end()) {
+        if (failure->second.status != MeasureStatus::kBootFailed) return std::nullopt;
+        return false;
+      }
+      take_sample(commit, phase, search ? 0 : 1);
+    }
+  }
+
+  static std::string boot_text(std::optional<bool> boots) {
+    return !boots ? "could not be measured" : *boots ? "boots" : "does not boot";
+  }
+
+  // The confirmation of a culprit judged bad for not booting: one more boot each of the
+  // culprit, which must fail again, and of its parents, which must boot; then the revert check
+  // (in a boot regression, bad with the culprit reverted must boot).
+  SessionResult confirm_by_boot(const std::string& culprit, int node) {
+    const std::vector<std::string> parents = parents_of(culprit, node);
+    const std::optional<bool> culprit_boots = boots(culprit, Phase::kConfirm);
+    bool confirmed = culprit_boots == false;
+    std::string parent_check = fmt::format("{} when booted again", boot_text(culprit_boots));
+    for (const auto& parent : parents) {
+      const std::optional<bool> parent_boots = boots(parent, Phase::kConfirm);
+      confirmed = confirmed && parent_boots == true;
+      parent_check += fmt::format("; parent {} {}", parent.substr(0, 12), boot_text(parent_boots));
+    }
+    const RevertCheck revert = check_revert(culprit);
+    SessionResult result = base_result(SessionVerdict::kFound);
+    result.culprit = culprit;
+    result.parents = parents;
+    result.parent_check = parent_check;
+    result.revert_check = revert.text;
+    result.revert_commit = revert.measured;
+    result.confirmed = confirmed && !revert.contradicts;
+    return result;
+  }
+
   // With path limiting the search names the first bad commit that touches the paths, as git
   // does. One no worse than a parent that touches none of them only carries a regression from
   // outside the paths, and a search among the paths' commits again cannot find it.
@@ -452,6 +524,15 @@ class Session {
       return revert;
     }
     revert.measured = plan.measure_id;
+    if (boot_regression()) {
+      const std::optional<bool> reverted_boots = boots(plan.measure_id, Phase::kConfirm);
+      revert.contradicts = reverted_boots == false;
+      revert.text = !reverted_boots ? "skipped: the reverted kernel could not be measured"
+                    : *reverted_boots
+                        ? "fixes the regression: bad with the revert boots"
+                        : "does not fix the regression: bad with the revert does not boot either";
+      return revert;
+    }
     auto settled = [&] {
       return confirm_check(plan.measure_id, bad, false).kind != VerdictKind::kUndecided;
     };
@@ -507,8 +588,14 @@ class Session {
               base, search_samples_of(base).size(), medians_text(search_samples_of(base))));
         }
         JournalEntry entry = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, base);
-        entry.verdict =
-            describe(search_samples_of(base), state_.good, state_.of(0), input_.metric.better);
+        if (boot_regression() || search_samples_of(base).empty()) {
+          entry.verdict.by_boot = true;
+          entry.detail = *kind == VerdictKind::kSkip ? boot_text(std::nullopt)
+                                                     : boot_text(*kind == VerdictKind::kGood);
+        } else {
+          entry.verdict =
+              describe(search_samples_of(base), state_.good, state_.of(0), input_.metric.better);
+        }
         entry.verdict.kind = *kind;
         record(entry);
       }
@@ -532,6 +619,11 @@ class Session {
   // (bad), or at the cap (none). A base that cannot be measured is skipped, as git goes on past
   // a skipped merge base; none when an endpoint cannot be measured (aborted_ says so).
   std::optional<VerdictKind> judge_merge_base(const std::string& base) {
+    if (boot_regression()) {
+      const std::optional<bool> base_boots = boots(base, Phase::kSearch);
+      if (!base_boots) return VerdictKind::kSkip;
+      return *base_boots ? VerdictKind::kGood : VerdictKind::kBad;
+    }
     std::optional<VerdictKind> side;
     auto settled = [&] {
       side = merge_base_side(base);
@@ -568,13 +660,14 @@ class Session {
   // the parent, judged good on a few samples that drew high. The confirmation has just
   // measured both; a strategy that weighs every sample can take it from there.
   bool may_reopen() const {
-    return strategy_.weighs_every_sample() && refuted_.size() < kReopenLimit;
+    return strategy().weighs_every_sample() && refuted_.size() < kReopenLimit;
   }
 
   const SessionInput& input_;
   const Strategy& strategy_;
   Measurer& measurer_;
   SessionJournal& journal_;
+  const std::unique_ptr<Strategy> boot_strategy_;
   SearchState state_;
   std::map<std::string, int> index_;
   std::map<std::string, std::vector<double>> search_samples_;

@@ -59,14 +59,19 @@ struct JournalEntry {
   std::string commit;
   double value = 0;                           // kSample
   MeasureStatus status = MeasureStatus::kOk;  // kFailure
-  std::string detail;     // kFailure: why; kAlias: the commit it equals; kReopen: the parent check
-  CommitVerdict verdict;  // kVerdict
+  // kFailure: why; kAlias: the commit it equals; kReopen: the parent check; kVerdict by boot:
+  // whether it boots; kEndpointsOk: how they differ, when not as configured
+  std::string detail;
+  CommitVerdict verdict;    // kVerdict
   int candidates_left = 0;  // kSample, kFailure: Action::candidates_left of its measurement
   // kFailure of a commit that measured fine before and has not failed since: taken for the
   // run's failure (a guest I/O timeout on a loaded host), not the commit's, so the commit is
   // measured again. The session sets it as it journals the entry, for the journal's own
   // records; it works it out again from the entries before when it replays them.
   bool retried = false;
+  // kFailure that counts as bad (a boot failure under bisect.boot_failure_is_bad): its verdict
+  // follows, and it is no skip. Set and worked out again as `retried` is.
+  bool counts_as_bad = false;
 };
 
 // Append-only: the store implements it with SQLite (one row per entry, committed at once).

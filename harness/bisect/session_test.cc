@@ -466,6 +466,75 @@ TEST(Session, BootFailureCanCountAsBad) {
   EXPECT_TRUE(result.skipped.empty());
 }
 
+// A boot regression: from the culprit on nothing boots, bad included, and the metric does not
+// change. Every strategy bisects it by booting alone and confirms it by booting the culprit,
+// its parent and bad with the culprit reverted once more; no verdict rests on statistics.
+TEST(Session, ABootRegressionIsBisectedByBootingAlone) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec;
+  for (int node = 0; node <= 9; ++node) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  input.spec.boot_failure_is_bad = true;
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    return sim.revert(base, commit);
+  };
+  for (const std::string& name : strategy_names()) {
+    SCOPED_TRACE(name);
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy(name, input.spec, input.metric), sim, journal);
+    EXPECT_EQ(result.verdict, SessionVerdict::kFound) << result.message;
+    EXPECT_EQ(result.culprit, fake_id(9));
+    EXPECT_TRUE(result.confirmed);
+    EXPECT_EQ(result.parent_check, fmt::format("does not boot when booted again; "
+                                               "parent {} boots",
+                                               fake_id(10).substr(0, 12)));
+    EXPECT_EQ(result.revert_check, "fixes the regression: bad with the revert boots");
+    EXPECT_TRUE(result.skipped.empty());
+    size_t samples = 0;
+    for (const auto& entry : journal.replay()) {
+      if (entry.kind == JournalEntry::Kind::kSample) ++samples;
+      if (entry.kind == JournalEntry::Kind::kVerdict) {
+        EXPECT_TRUE(entry.verdict.by_boot);
+      }
+    }
+    // good, the commits the search boots and the confirmation's parent and revert, once each
+    EXPECT_LE(samples, 7u);
+  }
+}
+
+// The confirmation boots the culprit again: one that boots then failed only once.
+TEST(Session, ABootRegressionWhoseCulpritBootsWhenBootedAgainIsNotConfirmed) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec;
+  for (int node = 0; node <= 9; ++node) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  SimMeasurer plain_sim(graph, good_id(), sim_spec);
+  sim_spec.outcomes.erase(sim_spec.outcomes.begin() + 9);
+  SimMeasurer booting_sim(graph, good_id(), sim_spec);
+  // The culprit fails its first boot only.
+  class FirstBootFails : public Measurer {
+   public:
+    FirstBootFails(Measurer& failing, Measurer& booting) : failing_(failing), booting_(booting) {}
+    Measurement measure(const MeasureRequest& request) override {
+      return (request.commit == fake_id(9) && request.attempt > 0 ? booting_ : failing_)
+          .measure(request);
+    }
+
+   private:
+    Measurer& failing_;
+    Measurer& booting_;
+  } measurer(plain_sim, booting_sim);
+  SessionInput input = input_for(graph);
+  input.spec.boot_failure_is_bad = true;
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
+  EXPECT_EQ(result.culprit, fake_id(9));
+  EXPECT_FALSE(result.confirmed);
+  EXPECT_THAT(result.parent_check, ::testing::StartsWith("boots when booted again"));
+}
+
 TEST(Session, FailingEndpointAborts) {
   CommitGraph graph = linear_graph(8);
   SimSpec sim_spec = regression_at(graph, 3, 0.8, 0.01);
@@ -744,11 +813,11 @@ void expect_same(const SessionResult& a, const SessionResult& b) {
 // each resumed run must end as the uninterrupted one, with the same samples. Returns the
 // uninterrupted run's result.
 SessionResult run_and_resume_after_every_kill(const SessionInput& input, const Strategy& strategy,
-                                              Measurer& sim) {
+                                              Measurer& sim, int at_least_measurements = 20) {
   MemoryJournal reference_journal;
   KillingMeasurer counting(sim, -1);
   SessionResult reference = run_session(input, strategy, counting, reference_journal);
-  EXPECT_GT(counting.calls(), 20);
+  EXPECT_GT(counting.calls(), at_least_measurements);
   for (int kill_at = 1; kill_at <= counting.calls(); ++kill_at) {
     SCOPED_TRACE(fmt::format("killed at measurement {}", kill_at));
     MemoryJournal journal;
@@ -846,6 +915,26 @@ TEST(Session, ResumeAfterKillAtEveryMeasurementThroughARetriedRun) {
       input, *make_strategy("adaptive", input.spec, input.metric), flaky);
   EXPECT_EQ(reference.verdict, SessionVerdict::kFound);
   EXPECT_EQ(reference.culprit, fake_id(4));
+}
+
+TEST(Session, ResumeAfterKillAtEveryMeasurementOfABootRegression) {
+  CommitGraph graph = linear_graph(64);
+  SimSpec sim_spec;
+  for (int node = 0; node <= 40; ++node) {
+    sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  }
+  sim_spec.outcomes.push_back({fake_id(50), "build-failed"});
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  input.spec.boot_failure_is_bad = true;
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    return sim.revert(base, commit);
+  };
+  input.merge_bases = {fake_id(90)};
+  SessionResult reference = run_and_resume_after_every_kill(
+      input, *make_strategy("adaptive", input.spec, input.metric), sim, 8);
+  EXPECT_EQ(reference.culprit, fake_id(40));
+  EXPECT_TRUE(reference.confirmed);
 }
 
 // A tip that did not regress, whose first five samples drew as a regression (a noisy host):

@@ -214,6 +214,31 @@ class ClassicStrategy : public GitLikeStrategy {
   }
 };
 
+class BootStrategy : public GitLikeStrategy {
+ public:
+  BootStrategy() : GitLikeStrategy(BisectSpec{}, MetricSpec{}) {}
+
+ protected:
+  Action endpoint_phase(const SearchState& state) const override {
+    if (state.good.empty()) return measure(kGoodEndpoint);
+    Action action;
+    action.kind = Action::Kind::kEndpointsOk;
+    action.message =
+        "good boots and bad does not: bisecting the boot regression (boot_failure_is_bad), one "
+        "boot a commit";
+    return action;
+  }
+  size_t endpoint_samples_during_search(const SearchState&) const override { return 0; }
+  Action decide(const SearchState& state, int commit) const override {
+    if (state.of(commit).empty()) return measure(commit);
+    CommitVerdict verdict;
+    verdict.kind = VerdictKind::kGood;
+    verdict.by_boot = true;
+    verdict.samples = static_cast<int>(state.of(commit).size());
+    return verdict_action(commit, verdict);
+  }
+};
+
 constexpr size_t kLkpSamples = 3;
 
 class LkpStrategy : public GitLikeStrategy {
@@ -667,6 +692,10 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const BisectSpe
     return std::make_unique<PinpointStrategy>(spec, metric, pinpoint_attempts);
   }
   fail("unknown strategy '{}'; use one of adaptive, bayes, classic, lkp, pinpoint", name);
+}
+
+std::unique_ptr<Strategy> make_boot_strategy() {
+  return std::make_unique<BootStrategy>();
 }
 
 }  // namespace kbisect

@@ -109,4 +109,9 @@ std::unique_ptr<Strategy> make_strategy(const std::string& name, const BisectSpe
 
 const std::vector<std::string>& strategy_names();
 
+// A boot regression's search, which the session takes over with once bisect.boot_failure_is_bad
+// holds and bad does not boot: one boot a commit, good when it boots, bad when it does not (the
+// session records that verdict with the failure); the metric is not looked at.
+std::unique_ptr<Strategy> make_boot_strategy();
+
 }  // namespace kbisect

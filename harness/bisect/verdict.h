@@ -55,6 +55,9 @@ struct CommitVerdict {
   int samples = 0;
   int good_samples = 0;
   int bad_samples = 0;
+  // Whether the commit boots decided it (bisect.boot_failure_is_bad): the statistics above
+  // are unset.
+  bool by_boot = false;
 };
 
 // The evidence about one commit against the endpoints: rank tests, effect and shift against

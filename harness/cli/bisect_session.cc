@@ -214,7 +214,15 @@ std::optional<PhaseTimings> search(CommandContext& context, const Repository& re
 std::string median_text(Store& store, const Scenario& scenario, const SessionRecord& session,
                         const std::string& commit) {
   auto values = session_samples(store, scenario, session, commit);
-  if (values.empty()) return "not measured";
+  if (values.empty()) {
+    // A boot regression's bad side: say how its runs ended.
+    const std::string measured = measured_as(store, session.id, commit);
+    const auto runs = store.runs_of_session(session.id);
+    auto last = std::find_if(runs.rbegin(), runs.rend(),
+                             [&](const RunRecord& run) { return run.commit == measured; });
+    if (last == runs.rend()) return "not measured";
+    return fmt::format("not measured ({})", outcome_name(last->outcome));
+  }
   return fmt::format("{:.1f} (median of {}, stddev {})", median(values), values.size(),
                      format_percent_stddev(values));
 }

@@ -62,7 +62,7 @@ nlohmann::json verdict_json(const CommitVerdict& v) {
           {"ks_vs_good", v.ks_vs_good},   {"ks_vs_bad", v.ks_vs_bad},
           {"effect", v.effect},           {"shift", {v.shift.estimate, v.shift.low, v.shift.high}},
           {"samples", v.samples},         {"good_samples", v.good_samples},
-          {"bad_samples", v.bad_samples}};
+          {"bad_samples", v.bad_samples}, {"by_boot", v.by_boot}};
 }
 
 CommitVerdict parse_verdict(const std::string& text) {
@@ -80,6 +80,7 @@ CommitVerdict parse_verdict(const std::string& text) {
   v.samples = json.at("samples");
   v.good_samples = json.at("good_samples");
   v.bad_samples = json.at("bad_samples");
+  v.by_boot = json.value("by_boot", false);
   return v;
 }
 
@@ -97,17 +98,27 @@ Verdict store_verdict(VerdictKind kind) {
   return Verdict::kUndecided;
 }
 
-// A verdict as the verdicts table holds it: the smaller of its p-values against either side.
-VerdictRecord verdict_record(const CommitVerdict& v) {
+// A verdict as the verdicts table holds it: the smaller of its p-values against either side;
+// none for a verdict by boot, whose `reason` says whether the commit boots.
+VerdictRecord verdict_record(const CommitVerdict& v, const std::string& reason) {
   VerdictRecord verdict;
   verdict.verdict = store_verdict(v.kind);
+  verdict.samples = v.samples;
+  if (v.by_boot) {
+    verdict.detail = reason;
+    return verdict;
+  }
   verdict.p_mwu = std::min(v.p_vs_good, v.p_vs_bad);
   verdict.p_ks = std::min(v.ks_vs_good, v.ks_vs_bad);
   verdict.effect = v.effect;
-  verdict.samples = v.samples;
   verdict.good_samples = v.good_samples;
   verdict.bad_samples = v.bad_samples;
   return verdict;
+}
+
+std::string evidence_text(const CommitVerdict& v) {
+  return fmt::format("median {:.1f}% {} than good's, {} samples", 100 * std::abs(v.effect),
+                     v.effect > 0 ? "worse" : "better", v.samples);
 }
 
 }  // namespace
@@ -177,6 +188,13 @@ void StoreJournal::append(const JournalEntry& entry) {
                      {{"commit", entry.commit}, {"status", record.status}});
         break;
       }
+      if (entry.counts_as_bad) {
+        events_.note("bad",
+                     fmt::format("{} {}: {}; boot_failure_is_bad counts it as bad", short_id,
+                                 record.status, entry.detail),
+                     {{"commit", entry.commit}, {"status", record.status}});
+        break;
+      }
       if (entry.phase == Phase::kSearch) {
         VerdictRecord skip;
         skip.verdict = Verdict::kSkip;
@@ -197,16 +215,16 @@ void StoreJournal::append(const JournalEntry& entry) {
       break;
     case JournalEntry::Kind::kVerdict:
       record.verdict_json = verdict_json(entry.verdict).dump();
-      add_verdict(verdict_record(entry.verdict), entry.commit, record.phase);
-      events_.note(
-          "verdict",
-          fmt::format("{} is {} (median {:.1f}% {} than good's, {} samples)", short_id,
-                      verdict_name(entry.verdict.kind), 100 * std::abs(entry.verdict.effect),
-                      entry.verdict.effect > 0 ? "worse" : "better", entry.verdict.samples),
-          {{"commit", entry.commit}, {"verdict", verdict_name(entry.verdict.kind)}});
+      add_verdict(verdict_record(entry.verdict, entry.detail), entry.commit, record.phase);
+      events_.note("verdict",
+                   fmt::format("{} is {} ({})", short_id, verdict_name(entry.verdict.kind),
+                               entry.verdict.by_boot ? entry.detail : evidence_text(entry.verdict)),
+                   {{"commit", entry.commit}, {"verdict", verdict_name(entry.verdict.kind)}});
       break;
     case JournalEntry::Kind::kEndpointsOk:
-      events_.note("endpoints", "good and bad differ as configured: searching");
+      events_.note("endpoints", entry.detail.empty()
+                                    ? "good and bad differ as configured: searching"
+                                    : entry.detail);
       break;
     case JournalEntry::Kind::kReopen:
       events_.note(

@@ -166,6 +166,35 @@ TEST_F(StoreJournalTest, ARetriedFailureIsNoSkipVerdict) {
   EXPECT_EQ(store_->journal_of(session_).size(), 3u);
 }
 
+// A boot failure that counts as bad (boot_failure_is_bad) is one bad verdict that says so, with
+// no p-values or effect: it was not measured, and it is no skip either.
+TEST_F(StoreJournalTest, ABootFailureThatCountsAsBadIsOneBadVerdictWithoutStatistics) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_);
+  writer.store_failed_run("c1");
+  JournalEntry failed = failure("c1", MeasureStatus::kBootFailed);
+  failed.detail = "kernel panic";
+  failed.counts_as_bad = true;
+  journal.append(failed);
+  EXPECT_TRUE(store_->verdicts_of(session_).empty());
+  JournalEntry verdict = bad_verdict("c1");
+  verdict.verdict.by_boot = true;
+  verdict.detail = "does not boot: kernel panic";
+  journal.append(verdict);
+
+  const auto verdicts = store_->verdicts_of(session_);
+  ASSERT_EQ(verdicts.size(), 1u);
+  EXPECT_EQ(verdicts[0].verdict, Verdict::kBad);
+  EXPECT_EQ(verdicts[0].detail, "does not boot: kernel panic");
+  EXPECT_FALSE(verdicts[0].p_mwu.has_value());
+  EXPECT_FALSE(verdicts[0].p_ks.has_value());
+  EXPECT_FALSE(verdicts[0].effect.has_value());
+  const auto entries = StoreJournal(*store_, events_, writer, session_).replay();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_TRUE(entries[1].verdict.by_boot);
+  EXPECT_EQ(entries[1].detail, "does not boot: kernel panic");
+}
+
 // c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
 // belongs to a step that names c1.
 TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
