@@ -92,6 +92,9 @@ class Worker {
   void count_write(int file);
   bool flushes_at_pass_end() const { return job_.end_fsync && job_writes(job_); }
   bool syncs_pending() const { return sync_due_file_ >= 0 || pass_ends_ > 0; }
+  // Whether fio runs the sync due when its request for an I/O finds the files done: with psync
+  // and sync, not with libaio and io_uring, where only the next pass's first request does.
+  bool syncs_when_files_done() const { return engine_->synchronous(); }
   void run_pending_syncs();
   Sync due_sync() const { return datasync_due_ ? Sync::kFdatasync : Sync::kFsync; }
   uint64_t sync_now(int file, Sync kind, const char* what);
@@ -574,26 +577,29 @@ void Worker::count_write(int file) {
 }
 
 // Called with nothing in flight, before the next I/O is issued. fio syncs when it asks for the
-// next I/O, not after the write, so no sync follows the last write. A pass's end (fio: the
-// files are done) comes after that sync; end_fsync then flushes the files unless fio just
-// synced, and the next pass, having forgotten the sync, starts with another one.
+// next I/O, not after the write, so no sync follows the last write. With psync and sync a pass's
+// end (fio: the files are done) comes after that sync; end_fsync then flushes the files unless
+// fio just synced, and the next pass, having forgotten the sync, starts with another one. With
+// libaio and io_uring the sync runs once, at the next pass's start, after end_fsync (loops=3 of
+// 3 writes with fsync=3: psync 4 syncs, libaio and io_uring 2).
 void Worker::run_pending_syncs() {
-  const bool synced = sync_due_file_ >= 0;
+  const bool synced = sync_due_file_ >= 0 && (pass_ends_ == 0 || syncs_when_files_done());
   if (synced) sync_file(sync_due_file_);
   if (pass_ends_ > 0) {
     if (flushes_at_pass_end() && !synced) flush_files();
-    if (synced) sync_file(sync_due_file_);
+    if (sync_due_file_ >= 0) sync_file(sync_due_file_);
   }
   pass_ends_ = 0;
   sync_due_file_ = -1;
 }
 
 // The syncs that end the job. Below the limit fio asks for another I/O when the files are done,
-// which runs the sync due. end_fsync flushes the files (unless fio just synced) for each pass
-// that ended the job: the last (also a stopped one), and the empty one fio starts when the
-// limit was reached before the loops were done.
+// which runs the sync due with psync and sync, not with libaio and io_uring (loops=2 of 4
+// writes with io_size=448k fsync=2: psync 5 syncs, libaio 3). end_fsync flushes the files
+// (unless fio just synced) for each pass that ended the job: the last (also a stopped one), and
+// the empty one fio starts when the limit was reached before the loops were done.
 void Worker::run_final_syncs() {
-  const bool synced = ended_with_files_done_ && sync_due_file_ >= 0;
+  const bool synced = syncs_when_files_done() && ended_with_files_done_ && sync_due_file_ >= 0;
   if (synced) sync_file(sync_due_file_);
   if (!flushes_at_pass_end()) return;
   for (int i = synced ? 1 : 0; i < std::max(1, pass_ends_); ++i) flush_files();
