@@ -30,6 +30,10 @@ inline constexpr std::pair<std::string_view, Pattern> kPatternNames[] = {
     {"randrw", Pattern::kRandReadWrite}};
 enum class Direction { kRead = 0, kWrite = 1, kTrim = 2 };
 
+// The largest block size kdio takes for a direction the job does I/O in (an I/O unit's length is
+// 32 bits). fio has no limit, and takes any block size for a direction the job does not use.
+inline constexpr uint64_t kMaxBlockSize = uint64_t{1} << 30;
+
 struct BlockSizeRange {
   uint64_t min = 4096;
   uint64_t max = 4096;  // min == max for a fixed block size

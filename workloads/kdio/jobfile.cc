@@ -139,7 +139,12 @@ class Builder {
     for (int direction = 0; direction < 2; ++direction) {
       const bool used = direction == 0 ? reads(job.pattern) : writes(job.pattern);
       const BlockSizeRange& range = job.block_size[direction];
-      if (!used || !job.direct) continue;
+      if (!used) continue;
+      if (range.max > kMaxBlockSize) {
+        fail_at(bs_where, fmt::format("{} block size {} is above kdio's limit of 1g ({} bytes)",
+                                      direction == 0 ? "read" : "write", range.max, kMaxBlockSize));
+      }
+      if (!job.direct) continue;
       for (const uint64_t size : {range.min, range.max}) {
         if (size % kSectorSize != 0) {
           fail_at(bs_where,

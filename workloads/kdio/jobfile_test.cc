@@ -230,6 +230,14 @@ TEST(JobFile, CombinationErrorsNameTheLine) {
             "t.fio:7: write block size 700 is not a multiple of 512, which direct=1 (O_DIRECT) "
             "needs");
   EXPECT_EQ(error_of("[j]\nsize=1m\ndirect=1\nbs=4k,100\n"), "no error");  // writes unused
+  // kdio's limit of 1 GiB applies to the directions the job uses (fio runs bs=4k,2g rw=read);
+  // the worker failed the job with "invalid block size" at run time, without the line.
+  EXPECT_EQ(error_of("[j]\nsize=4g\nbs=2g\n"),
+            "t.fio:3: read block size 2147483648 is above kdio's limit of 1g (1073741824 bytes)");
+  EXPECT_EQ(error_of("[j]\nsize=4g\nrw=randrw\nbsrange=4k-1g,4k-1025m\n"),
+            "t.fio:4: write block size 1074790400 is above kdio's limit of 1g (1073741824 bytes)");
+  EXPECT_EQ(error_of("[j]\nsize=1m\nbs=4k,2g\n"), "no error");
+  EXPECT_EQ(error_of("[j]\nsize=4g\nrw=write\nbs=1g,4k\n"), "no error");
   EXPECT_EQ(error_of("[j]\nsize=1m\nhipri\n"),
             "t.fio:3: option 'hipri' is only valid with ioengine=io_uring");
   EXPECT_EQ(error_of("[j]\nsize=1m\ntime_based\n"), "t.fio:3: time_based needs runtime= as well");

@@ -71,6 +71,7 @@ class Worker {
     return base * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(job_number) + 1;
   }
   bool stopped() const { return stop_.load(std::memory_order_relaxed); }
+  void check_block_sizes() const;
   void start_pass();
   bool start_next_pass();
   void start_file_pass(FileCursor& c);
@@ -159,10 +160,13 @@ class Worker {
   int inflight_ = 0;
 };
 
-void Worker::setup() {
+// The block sizes of the directions the job does I/O in; as fio, any other is never used (the
+// parser reports these with their FILE:LINE; this is for jobs made otherwise).
+void Worker::check_block_sizes() const {
   for (int d = 0; d < 2; ++d) {
+    if (!(d == 0 ? job_reads(job_) : job_writes(job_))) continue;
     const BlockSizeRange& bs = job_.block_size[d];
-    if (bs.min == 0 || bs.max < bs.min || bs.max > (1u << 30)) {
+    if (bs.min == 0 || bs.max < bs.min || bs.max > kMaxBlockSize) {
       run_fail("job {}: invalid block size {}-{}", job_.name, bs.min, bs.max);
     }
     if (job_.direct && (bs.min % 512 != 0 || bs.max % 512 != 0)) {
@@ -172,6 +176,10 @@ void Worker::setup() {
           job_.name, bs.min % 512 != 0 ? bs.min : bs.max);
     }
   }
+}
+
+void Worker::setup() {
+  check_block_sizes();
   files_ = open_job_files(job_);
   bool reads = job_reads(job_);
   bool writes = job_writes(job_);
@@ -203,14 +211,17 @@ void Worker::setup() {
                      : io_limit_ * static_cast<uint64_t>(loops_);
   // fio's td_max_bs(): over both directions, used or not.
   max_bs_ = std::max(job_.block_size[0].max, job_.block_size[1].max);
+  // But the buffers need only hold the I/Os the job does: an unused bs=2g is no 2 GiB to fill.
+  const uint64_t buffer_bs =
+      std::max(reads ? job_.block_size[0].max : 0, writes ? job_.block_size[1].max : 0);
 
   int depth =
       job_.engine == Engine::kPsync || job_.engine == Engine::kSync ? 1 : std::max(1, job_.iodepth);
-  uint64_t stride = (max_bs_ + 4095) / 4096 * 4096;
+  uint64_t stride = (buffer_bs + 4095) / 4096 * 4096;
   void* mem = nullptr;
   if (posix_memalign(&mem, 4096, stride * static_cast<uint64_t>(depth)) != 0) {
     run_fail_errno(ENOMEM, "job {}: cannot allocate {} I/O buffers of {} bytes", job_.name, depth,
-                   max_bs_);
+                   buffer_bs);
   }
   buffers_.reset(mem);
   // Random contents, written once: what fio writes by default, and never all zeroes.
@@ -223,7 +234,7 @@ void Worker::setup() {
   for (int i = 0; i < depth; ++i) {
     IoUnit& unit = units_[static_cast<size_t>(i)];
     unit.buf = static_cast<char*>(mem) + stride * static_cast<uint64_t>(i);
-    unit.len = static_cast<uint32_t>(max_bs_);
+    unit.len = static_cast<uint32_t>(buffer_bs);
     unit.index = static_cast<uint32_t>(i);
     free_units_.push_back(&unit);
   }

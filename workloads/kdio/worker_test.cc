@@ -758,6 +758,19 @@ TEST_F(WorkerTest, UnalignedDirectBlockSizeIsExplained) {
       << result.error_message;
 }
 
+// As fio, a read job runs whatever the block size of its writes, which it never does: with
+// direct=1 one that is no multiple of 512, or one above kdio's 1 GiB limit (kdio failed the job
+// with EINVAL: "direct=1 needs block sizes that are multiples of...", "invalid block size").
+TEST_F(WorkerTest, BlockSizesOfAnUnusedDirectionAreNotChecked) {
+  Job job = make_job(Engine::kPsync, Pattern::kRead, kMiB, 4096);
+  job.block_size[1] = {1000, 1000};
+  EXPECT_TRUE(counts_are(run(job).dir[0], kMiB, 256, false));
+  job = make_job(Engine::kLibaio, Pattern::kRandRead, kMiB, 4096);
+  job.iodepth = 4;
+  job.block_size[1] = {4096, uint64_t{2} << 30};
+  EXPECT_TRUE(counts_are(run(job).dir[0], kMiB, 256, true));
+}
+
 // As in fio, a failed job's error is the errno of the failed call: reading a directory is
 // EISDIR, not EIO.
 TEST_F(WorkerTest, AFailedIoReportsItsErrno) {
