@@ -13,6 +13,31 @@
 namespace kdio {
 namespace {
 
+// The ring, set up by init() and released when the engine's constructor throws after that (a
+// registration that fails) as when the engine goes: with `thread`, every such job left its fd
+// and mappings behind.
+class Ring {
+ public:
+  Ring() = default;
+  Ring(const Ring&) = delete;
+  Ring& operator=(const Ring&) = delete;
+  ~Ring() {
+    if (live_) io_uring_queue_exit(&ring_);
+  }
+
+  // 0 or -errno, as io_uring_queue_init_params.
+  int init(unsigned entries, io_uring_params& params) {
+    const int ret = io_uring_queue_init_params(entries, &ring_, &params);
+    live_ = ret == 0;
+    return ret;
+  }
+  io_uring* get() { return &ring_; }
+
+ private:
+  io_uring ring_{};
+  bool live_ = false;
+};
+
 class IoUringEngine final : public IoEngine {
  public:
   IoUringEngine(const Job& job, std::span<const int> fds, std::span<IoUnit> units)
@@ -33,7 +58,7 @@ class IoUringEngine final : public IoEngine {
       if (job.sqthread_poll && taskrun != 0) continue;  // the SQ thread submits, not this one
       io_uring_params params{};
       params.flags = flags | taskrun;
-      ret = io_uring_queue_init_params(static_cast<unsigned>(job.iodepth), &ring_, &params);
+      ret = ring_.init(static_cast<unsigned>(job.iodepth), params);
       if (ret != -EINVAL) break;
     }
     if (ret < 0) {
@@ -42,27 +67,25 @@ class IoUringEngine final : public IoEngine {
           job.sqthread_poll ? " (sqthread_poll needs CAP_SYS_NICE on older kernels)" : "");
     }
     if (fixed_files_) {
-      ret = io_uring_register_files(&ring_, fds_.data(), static_cast<unsigned>(fds_.size()));
+      ret = io_uring_register_files(ring_.get(), fds_.data(), static_cast<unsigned>(fds_.size()));
       if (ret < 0) run_fail_errno(-ret, "io_uring registerfiles failed: {}", std::strerror(-ret));
     }
     if (fixed_bufs_) {
       std::vector<iovec> iovs;
       for (IoUnit& unit : units) iovs.push_back({unit.buf, unit.len});
-      ret = io_uring_register_buffers(&ring_, iovs.data(), static_cast<unsigned>(iovs.size()));
+      ret = io_uring_register_buffers(ring_.get(), iovs.data(), static_cast<unsigned>(iovs.size()));
       if (ret < 0) {
         run_fail_errno(-ret, "io_uring fixedbufs failed: {}; raise the memlock limit (ulimit -l)",
                        std::strerror(-ret));
       }
     }
   }
-  ~IoUringEngine() override { io_uring_queue_exit(&ring_); }
-
   bool synchronous() const override { return false; }
   bool queues_syncs() const override { return true; }
   void transfer(IoUnit&) override { run_fail("internal: transfer() on io_uring"); }
 
   void queue(IoUnit& unit) override {
-    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    io_uring_sqe* sqe = io_uring_get_sqe(ring_.get());
     if (sqe == nullptr) run_fail("internal: io_uring submission queue full");
     int fd = fixed_files_ ? unit.file : fds_[static_cast<size_t>(unit.file)];
     bool read = unit.dir == Direction::kRead;
@@ -88,7 +111,7 @@ class IoUringEngine final : public IoEngine {
   int commit() override {
     int n = staged_;
     while (staged_ > 0) {
-      int ret = io_uring_submit(&ring_);
+      int ret = io_uring_submit(ring_.get());
       if (ret == -EAGAIN || ret == -EINTR) continue;
       if (ret < 0) run_fail_errno(-ret, "io_uring submit failed: {}", std::strerror(-ret));
       staged_ -= ret;
@@ -101,7 +124,7 @@ class IoUringEngine final : public IoEngine {
       io_uring_cqe* cqe;
       int ret;
       do {
-        ret = io_uring_wait_cqe_nr(&ring_, &cqe, static_cast<unsigned>(min));
+        ret = io_uring_wait_cqe_nr(ring_.get(), &cqe, static_cast<unsigned>(min));
       } while (ret == -EINTR || ret == -EAGAIN);
       if (ret < 0) run_fail_errno(-ret, "io_uring wait failed: {}", std::strerror(-ret));
     }
@@ -109,7 +132,7 @@ class IoUringEngine final : public IoEngine {
     if (n == 0 && min == 0) {
       // Without waiting, but completions of a DEFER_TASKRUN ring are only posted when this task
       // enters the kernel: io_uring_enter(fd, 0, 0, GETEVENTS), as fio's polling does.
-      int ret = io_uring_get_events(&ring_);
+      int ret = io_uring_get_events(ring_.get());
       if (ret < 0 && ret != -EINTR && ret != -EAGAIN) {
         run_fail_errno(-ret, "io_uring_enter failed: {}", std::strerror(-ret));
       }
@@ -120,17 +143,17 @@ class IoUringEngine final : public IoEngine {
 
  private:
   int take_completions(int max, IoUnit** done) {
-    unsigned n = io_uring_peek_batch_cqe(&ring_, cqes_.data(), static_cast<unsigned>(max));
+    unsigned n = io_uring_peek_batch_cqe(ring_.get(), cqes_.data(), static_cast<unsigned>(max));
     for (unsigned i = 0; i < n; ++i) {
       auto* unit = static_cast<IoUnit*>(io_uring_cqe_get_data(cqes_[i]));
       unit->result = cqes_[i]->res;
       done[i] = unit;
     }
-    io_uring_cq_advance(&ring_, n);
+    io_uring_cq_advance(ring_.get(), n);
     return static_cast<int>(n);
   }
 
-  io_uring ring_{};
+  Ring ring_;  // first, so that it goes last
   std::vector<int> fds_;
   bool fixed_files_;
   bool fixed_bufs_;
