@@ -105,7 +105,7 @@ int run(int argc, char** argv) {
   JobFile job_file = parse_jobs(args.rest);
   for (const std::string& warning : job_file.warnings) std::cerr << warning << "\n";
   std::optional<std::ofstream> report_file = open_report(args);
-  install_stop_handlers();
+  install_signal_handlers();
   RunOutcome outcome = run_jobs(job_file);
   Report report;
   report.jobs = &job_file.jobs;

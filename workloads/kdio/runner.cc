@@ -154,8 +154,9 @@ void run_wave(const std::vector<Job>& jobs, const std::vector<size_t>& wave, Sha
     while (::waitpid(children[c], &status, 0) < 0 && errno == EINTR) forward_stop();
     JobResult& result = memory.results()[child_jobs[c]];
     if (WIFSIGNALED(status) && result.error == 0 && !result.finished) {
-      std::string what = fmt::format("the worker process died from signal {} ({})",
-                                     WTERMSIG(status), strsignal(WTERMSIG(status)));
+      std::string what =
+          fmt::format("job {}: the worker process died from signal {} ({})",
+                      jobs[child_jobs[c]].name, WTERMSIG(status), strsignal(WTERMSIG(status)));
       result.set_error(EINTR, what.c_str());
     }
   }
@@ -176,13 +177,15 @@ void fail_unlaid_jobs(const std::vector<Job>& jobs, JobResult* results) {
 
 }  // namespace
 
-void install_stop_handlers() {
+void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;  // no SA_RESTART: waitpid must return so the stop can be forwarded
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
+  // A write past the limit then fails with EFBIG; the forked workers inherit it.
+  ::signal(SIGXFSZ, SIG_IGN);
 }
 
 RunOutcome run_jobs(const JobFile& job_file) {

@@ -15,8 +15,10 @@ struct RunOutcome {
   int signal = 0;                  // the signal that interrupted the run, 0 = none
 };
 
-// Makes SIGINT and SIGTERM request a stop instead of killing kdio.
-void install_stop_handlers();
+// Makes SIGINT and SIGTERM request a stop instead of killing kdio, and ignores SIGXFSZ, so that
+// a write past RLIMIT_FSIZE fails with EFBIG, an error the job reports, instead of killing its
+// worker (and with `thread` kdio) without a word on what it was doing.
+void install_signal_handlers();
 
 RunOutcome run_jobs(const JobFile& job_file);
 

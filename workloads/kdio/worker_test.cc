@@ -8,6 +8,7 @@
 #include <linux/seccomp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -934,6 +935,62 @@ TEST_F(WorkerTest, NoSizeForAMissingFileFailsOnlyItsJob) {
   EXPECT_EQ(failures[0]->error_number(), EINVAL);  // fio's "you need to specify size="
   EXPECT_FALSE(failures[1]);
   EXPECT_EQ(fs::file_size(dir_ / "data"), kMiB);
+}
+
+// A write past RLIMIT_FSIZE (`ulimit -f 1024`, 2 MiB to write without fallocate) fails the job
+// with EFBIG, with or without `thread`: kdio ignores SIGXFSZ, which killed the worker, and with
+// `thread` kdio itself ("the worker process died from signal 25", err=4).
+TEST_F(WorkerTest, AWritePastTheFileSizeLimitIsEfbig) {
+  JobFile jobs;
+  jobs.jobs.push_back(make_job(Engine::kPsync, Pattern::kWrite, 2 * kMiB, 4096));
+  jobs.jobs[0].fallocate = false;
+  jobs.jobs.push_back(jobs.jobs[0]);
+  jobs.jobs[1].use_threads = true;
+  jobs.jobs[1].stonewall = true;
+  EXPECT_EQ(in_child_forbidding({},
+                                [&] {
+                                  const rlimit limit{kMiB, kMiB};
+                                  ::setrlimit(RLIMIT_FSIZE, &limit);
+                                  install_signal_handlers();
+                                  std::string wrong;
+                                  for (const JobResult& r : run_jobs(jobs).results) {
+                                    if (r.error != EFBIG) wrong += r.error_message;
+                                    expect_count(wrong, "bytes", r.dir[1].io_bytes, kMiB);
+                                  }
+                                  return wrong;
+                                }),
+            "");
+}
+
+// A worker killed by a signal (here SIGXCPU, at a CPU time limit of 1 s) fails its job, and the
+// message names the job (kdio: "the worker process died from signal 24", without it).
+TEST_F(WorkerTest, AWorkerKilledByASignalNamesItsJob) {
+  JobFile jobs;
+  jobs.jobs.push_back(make_job(Engine::kPsync, Pattern::kRandRead, 64 * 1024, 4096));
+  Job& job = jobs.jobs[0];
+  job.name = "spinner";
+  job.direct = false;  // page-cache hits: the worker spends its time on the CPU
+  job.time_based = true;
+  job.runtime_ns = 60'000'000'000;
+  lay_out_files(jobs.jobs);
+  EXPECT_EQ(in_child_forbidding({},
+                                [&] {
+                                  const rlimit no_core{0, 0};
+                                  ::setrlimit(RLIMIT_CORE, &no_core);
+                                  rlimit cpu{};
+                                  ::getrlimit(RLIMIT_CPU, &cpu);
+                                  cpu.rlim_cur = 1;
+                                  ::setrlimit(RLIMIT_CPU, &cpu);
+                                  const JobResult r = run_jobs(jobs).results[0];
+                                  const std::string message = r.error_message;
+                                  return r.error == EINTR &&
+                                                 message.starts_with(
+                                                     "job spinner: the worker process died from "
+                                                     "signal 24")
+                                             ? ""
+                                             : message;
+                                }),
+            "");
 }
 
 TEST_F(WorkerTest, ProcessesAndThreadsWithStonewallAndGroupReporting) {
