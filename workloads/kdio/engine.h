@@ -39,7 +39,8 @@ class IoEngine {
   // Synchronous engines: transfer the unit now; the result goes to unit.result.
   virtual void transfer(IoUnit& unit) = 0;
 
-  // Asynchronous engines: stage a unit, submit every staged unit (returns how many), and reap
+  // Asynchronous engines: stage a unit, submit every staged unit (returns how many the kernel
+  // took; the others complete with the error at the next reap), and reap
   // between min and max completions into done (returns how many); with min 0 reap returns at
   // once with what has completed, maybe nothing.
   virtual void queue(IoUnit& unit) = 0;

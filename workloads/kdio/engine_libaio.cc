@@ -59,9 +59,8 @@ class LibaioEngine final : public IoEngine {
       }
       submitted += ret;
     }
-    int n = nstaged_;
     nstaged_ = 0;
-    return n;
+    return submitted;
   }
 
   int reap(int min, int max, IoUnit** done) override {

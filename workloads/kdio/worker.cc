@@ -107,7 +107,8 @@ class Worker {
   void run_final_syncs();
   void run_sync();
   void run_async();
-  void submit_staged();
+  bool submit_staged();
+  void count_issue(const IoUnit& unit);
   bool polling() const {
     return job_.iodepth_batch_complete_min == 0 && job_.iodepth_batch_complete_max == 0;
   }
@@ -472,7 +473,6 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   }
   DirResult& d = result_.dir[static_cast<int>(unit.dir)];
   d.io_bytes += unit.len;
-  d.total_ios += 1;
   // As fio: a job that ends within its ramp reports the ramp's I/O, without latencies.
   if (ramping_) return;
   uint64_t clat = done_ns - unit.issue_ns;
@@ -616,25 +616,35 @@ void Worker::run_final_syncs() {
   for (int i = synced ? 1 : 0; i < std::max(1, pass_ends_); ++i) flush_files();
 }
 
+// As fio's td_io_queue(): an I/O counts in total_ios ("issued rwts") when the engine takes it,
+// so one that fails counts too.
+void Worker::count_issue(const IoUnit& unit) {
+  result_.dir[static_cast<int>(unit.dir)].total_ios += 1;
+}
+
 void Worker::run_sync() {
   IoUnit& unit = units_[0];
   while (more_ && plan(unit)) {
     if (syncs_pending()) run_pending_syncs();
     unit.start_ns = unit.issue_ns = now_ns();
+    count_issue(unit);
     engine_->transfer(unit);
     complete(unit, now_ns(), false);
     if (unit.dir == Direction::kWrite) count_write(unit.file);
   }
 }
 
-void Worker::submit_staged() {
-  if (staged_.empty()) return;
-  engine_->commit();
+// Whether the engine took every staged unit; those it refused complete with the error at the next
+// reap.
+bool Worker::submit_staged() {
+  if (staged_.empty()) return true;
+  const bool all = engine_->commit() == static_cast<int>(staged_.size());
   // One timestamp for the whole batch, as fio takes it after io_submit.
   uint64_t t = now_ns();
   for (IoUnit* unit : staged_) unit->issue_ns = t;
   inflight_ += static_cast<int>(staged_.size());
   staged_.clear();
+  return all;
 }
 
 // iodepth_batch_complete_min=0: as fio's libaio and io_uring engines, ask for completions
@@ -699,13 +709,15 @@ void Worker::run_async() {
       }
       unit->start_ns = now_ns();
       engine_->queue(*unit);
+      count_issue(*unit);
       staged_.push_back(unit);
       if (unit->dir == Direction::kWrite) count_write(unit->file);
       if (staged_.size() >= batch) break;
     }
-    if (!staged_.empty()) {
-      submit_staged();
-      if (more_ && !free_units_.empty() && !polling()) continue;
+    // A submission that failed ends the job as in fio, which queues nothing more: its units are
+    // reaped first.
+    if (!staged_.empty() && submit_staged() && more_ && !free_units_.empty() && !polling()) {
+      continue;
     }
     if (inflight_ == 0) break;
     reap_when_full();

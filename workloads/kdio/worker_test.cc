@@ -832,6 +832,50 @@ TEST_F(WorkerTest, AFailedIoReportsItsErrno) {
   EXPECT_FALSE(result.finished);
 }
 
+// As fio's td_io_queue(), an I/O counts in total_ios ("issued rwts") when it is issued, so the one
+// that fails counts too: the 5th read failing, fio and now kdio 5 (kdio counted 4); writes to
+// /dev/full (ENOSPC) at iodepth=4, psync 1 and io_uring 4, all issued before the first failure
+// is reaped (kdio 0). libaio's io_submit refuses them (EINVAL): as fio, kdio queues nothing
+// after the first refusal, 1 (kdio went on queuing, 4).
+TEST_F(WorkerTest, AFailedIoCountsAsIssued) {
+  if (!can_forbid()) GTEST_SKIP() << "the kernel takes no seccomp filters";
+  auto failed_run = [](const Job& failing) {
+    JobResult result;
+    std::atomic<bool> stop{false};
+    run_job(failing, 0, result, stop, [] {});
+    return result;
+  };
+  Job job = make_job(Engine::kPsync, Pattern::kRead, 64 * 1024, 4096);
+  job.direct = false;
+  lay_out_files({job});
+  EXPECT_EQ(in_child_forbidding({{SYS_pread64, 3, 4 * 4096 - 1}},
+                                [&] {
+                                  std::string wrong;
+                                  const JobResult r = failed_run(job);
+                                  expect_count(wrong, "error", r.error, EPERM);
+                                  expect_count(wrong, "reads", r.dir[0].total_ios, 5);
+                                  expect_count(wrong, "bytes", r.dir[0].io_bytes, 4 * 4096);
+                                  return wrong;
+                                }),
+            "");
+  struct Case {
+    Engine engine;
+    int error;
+    uint64_t issued;
+  };
+  for (const Case& c : {Case{Engine::kPsync, ENOSPC, 1}, Case{Engine::kIoUring, ENOSPC, 4},
+                        Case{Engine::kLibaio, EINVAL, 1}}) {
+    job = make_job(c.engine, Pattern::kWrite, 64 * 1024, 4096);
+    job.direct = false;
+    job.iodepth = c.engine == Engine::kPsync ? 1 : 4;
+    job.files = {"/dev/full"};
+    const JobResult r = failed_run(job);
+    EXPECT_EQ(r.error, c.error) << r.error_message;
+    EXPECT_EQ(r.dir[1].total_ios, c.issued) << r.error_message;
+    EXPECT_EQ(r.dir[1].io_bytes, 0u);
+  }
+}
+
 // fio writes to a character device without laying it out (kdio failed: "fallocate failed: No
 // such device"); reading /dev/full, which never ends, takes the job's size.
 TEST_F(WorkerTest, CharacterDevicesAreNotLaidOut) {
