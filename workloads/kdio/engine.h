@@ -23,6 +23,7 @@ struct IoUnit {
   uint64_t start_ns = 0;    // when the unit was prepared (fio's start_time)
   uint64_t issue_ns = 0;    // when the engine took it (fio's issue_time)
   int64_t result = 0;       // bytes transferred or -errno
+  uint32_t done = 0;        // bytes the unit's earlier parts moved (fio's short I/O, re-issued)
   uint32_t index = 0;       // slot in the worker's unit array
   Sync sync = Sync::kNone;  // not kNone: the unit syncs `file` instead (result 0 or -errno)
 };

@@ -66,7 +66,7 @@ Json dir_json(const DirResult& d, bool plus, uint64_t group_bw_bytes) {
   out["iops"] = iops;
   out["runtime"] = d.runtime_ms;
   out["total_ios"] = d.total_ios;
-  out["short_ios"] = 0;
+  out["short_ios"] = d.short_ios;
   out["drop_ios"] = 0;
   out["slat_ns"] = lat_json(d.slat, nullptr, plus);
   out["clat_ns"] = lat_json(d.clat, &d.clat_hist, plus);

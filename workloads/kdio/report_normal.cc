@@ -188,8 +188,9 @@ std::string depth_lines(const Job& job, const JobResult& r) {
     out += distribution_line("     submit    ", depths->submit, kDepthBatchLabels);
     out += distribution_line("     complete  ", depths->complete, kDepthBatchLabels);
   }
-  out += fmt::format("     issued rwts: total={},{},{},{} short=0,0,0,0 dropped=0,0,0,0\n",
-                     r.dir[0].total_ios, r.dir[1].total_ios, r.dir[2].total_ios, r.sync.fsyncs);
+  out += fmt::format("     issued rwts: total={},{},{},{} short={},{},{},0 dropped=0,0,0,0\n",
+                     r.dir[0].total_ios, r.dir[1].total_ios, r.dir[2].total_ios, r.sync.fsyncs,
+                     r.dir[0].short_ios, r.dir[1].short_ios, r.dir[2].short_ios);
   out += fmt::format("     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
                      job.iodepth);
   return out;

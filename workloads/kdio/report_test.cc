@@ -276,6 +276,26 @@ TEST(Report, DepthsForSynchronousEnginesAsFio) {
       << text;
 }
 
+// fio 3.33 with the 5th of 16 preads cut to 1 KiB: "short_ios" : 1, "issued rwts:
+// total=17,0,0,0 short=1,0,0,0" (kdio wrote 0 always); group_reporting adds them up.
+TEST(Report, ShortIosAsFio) {
+  std::vector<Job> jobs = two_jobs(false);
+  std::vector<JobResult> results = {sample_result(17, 10, 1), sample_result(9, 10, 1)};
+  results[0].dir[0].short_ios = 1;
+  results[1].dir[1].short_ios = 2;
+  auto root = nlohmann::json::parse(render_json(make_report(jobs, results), false));
+  EXPECT_EQ(root["jobs"][0]["read"]["short_ios"], 1);
+  EXPECT_EQ(root["jobs"][1]["write"]["short_ios"], 2);
+  EXPECT_NE(render_normal(make_report(jobs, results))
+                .find("     issued rwts: total=17,0,0,1 short=1,0,0,0 dropped=0,0,0,0\n"),
+            std::string::npos);
+  jobs = two_jobs(true);
+  auto entries = report_entries(jobs, results);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].result.dir[0].short_ios, 1u);
+  EXPECT_EQ(entries[0].result.dir[1].short_ios, 2u);
+}
+
 TEST(Report, SyncLatencyLogIsInTheJsonOnlyWhenAsked) {
   std::vector<Job> jobs = two_jobs(false);
   std::vector<JobResult> results = {sample_result(1, 10, 1), sample_result(1, 10, 1)};

@@ -30,6 +30,7 @@ void JobResult::merge(const JobResult& other) {
     const DirResult& from = other.dir[d];
     to.io_bytes += from.io_bytes;
     to.total_ios += from.total_ios;
+    to.short_ios += from.short_ios;
     to.runtime_ms = std::max(to.runtime_ms, from.runtime_ms);
     to.slat.merge(from.slat);
     to.clat.merge(from.clat);

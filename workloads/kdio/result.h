@@ -11,7 +11,8 @@ namespace kdio {
 
 struct DirResult {
   uint64_t io_bytes = 0;
-  uint64_t total_ios = 0;
+  uint64_t total_ios = 0;   // issued: a failed I/O and the rest of a short one count too
+  uint64_t short_ios = 0;   // I/Os that moved fewer bytes than asked, whose rest was re-issued
   uint64_t runtime_ms = 0;  // the job's measured time, for directions that moved bytes
   LatStat slat;             // submit -> issue, async engines only
   LatStat clat;             // issue -> completion

@@ -89,7 +89,8 @@ class Worker {
   bool wait_for_rate(Direction dir);
   void complete(IoUnit& unit, uint64_t done_ns, bool async);
   void complete_sync(const IoUnit& unit, uint64_t done_ns);
-  void check_result(const IoUnit& unit) const;
+  void check_result(const IoUnit& unit, bool async) const;
+  bool reissue_rest(IoUnit& unit);
   void count_write(int file);
   bool flushes_at_pass_end() const { return job_.end_fsync && job_writes(job_); }
   bool syncs_pending() const { return sync_due_file_ >= 0 || pass_ends_ > 0; }
@@ -107,6 +108,7 @@ class Worker {
   void run_final_syncs();
   void run_sync();
   void run_async();
+  void stage(IoUnit& unit);
   bool submit_staged();
   void count_issue(const IoUnit& unit);
   bool polling() const {
@@ -425,8 +427,13 @@ bool Worker::wait_for_rate(Direction dir) {
   return now_ns() < deadline_ns_;
 }
 
-void Worker::check_result(const IoUnit& unit) const {
+// The result of a unit's last part: all of it moved, nothing, or an error (a part that moved
+// some of it was a short I/O, whose rest reissue_rest() issued again).
+void Worker::check_result(const IoUnit& unit, bool async) const {
   if (unit.result == static_cast<int64_t>(unit.len)) return;
+  // fio's libaio and io_uring take an I/O that moved nothing (a read at the end of a file that
+  // shrank) as done, with no bytes; its synchronous engines fail the job ("full resid", below).
+  if (unit.result == 0 && async) return;
   const char* what = unit.dir == Direction::kRead ? "read" : "write";
   const std::string& path = job_.files[static_cast<size_t>(unit.file)];
   if (unit.result == -EINVAL && job_.direct) {
@@ -449,15 +456,38 @@ void Worker::check_result(const IoUnit& unit) const {
     run_fail_errno(err, "job {}: {} of {} bytes at offset {} of {} failed: {}", job_.name, what,
                    unit.len, unit.offset, path, std::strerror(err));
   }
-  // fio's error for an I/O that did less than asked and cannot go on.
-  run_fail_errno(EIO,
-                 "job {}: short {} ({} of {} bytes) at offset {} of {}; is the file smaller than "
-                 "size?",
-                 job_.name, what, unit.result, unit.len, unit.offset, path);
+  // fio's "full resid" error: an I/O that moved nothing would be issued again and again.
+  run_fail_errno(
+      EIO,
+      "job {}: {} of {} bytes at offset {} of {} moved nothing; is the file smaller than "
+      "size?",
+      job_.name, what, unit.len, unit.offset, path);
+}
+
+// fio's short I/O (backend.c io_queue_event(), io_u.c io_completed()): an I/O that moved some
+// bytes but fewer than asked counts in short_ios, and its rest is issued again as the same unit,
+// offset and buffer past the bytes done (a write that ran into ENOSPC then fails with it). True
+// when the unit goes on; it completes, and is measured, once.
+bool Worker::reissue_rest(IoUnit& unit) {
+  if (unit.sync != Sync::kNone || unit.result <= 0 ||
+      unit.result >= static_cast<int64_t>(unit.len)) {
+    return false;
+  }
+  const auto moved = static_cast<uint32_t>(unit.result);
+  unit.done += moved;
+  unit.buf = static_cast<char*>(unit.buf) + moved;
+  unit.offset += moved;
+  unit.len -= moved;
+  result_.dir[static_cast<int>(unit.dir)].short_ios += 1;
+  return true;
 }
 
 void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
-  check_result(unit);
+  // The bytes of the whole unit, its earlier parts' too (fio counts the last part's alone).
+  const uint64_t bytes = unit.done + static_cast<uint64_t>(std::max<int64_t>(unit.result, 0));
+  unit.buf = static_cast<char*>(unit.buf) - unit.done;
+  unit.done = 0;
+  check_result(unit, async);
   if (ramping_ && done_ns >= run_start_ns_ + job_.ramp_time_ns) {
     // Ramp over: everything measured so far is discarded and the clocks restart, the rate's too
     // (fio's reset_all_stats()), so a ramp that fell behind the rate is not made up for.
@@ -472,7 +502,7 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
     return;
   }
   DirResult& d = result_.dir[static_cast<int>(unit.dir)];
-  d.io_bytes += unit.len;
+  d.io_bytes += bytes;
   // As fio: a job that ends within its ramp reports the ramp's I/O, without latencies.
   if (ramping_) return;
   uint64_t clat = done_ns - unit.issue_ns;
@@ -481,7 +511,7 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
   result_.clat_ranges.add(clat);
   d.lat.add(done_ns - unit.start_ns);
   if (async) d.slat.add(unit.issue_ns - unit.start_ns);
-  rates_.add(unit.dir, unit.len, done_ns, result_);
+  rates_.add(unit.dir, bytes, done_ns, result_);
   if (done_ns >= deadline_ns_) more_ = false;
 }
 
@@ -552,7 +582,8 @@ void Worker::complete_sync(const IoUnit& unit, uint64_t done_ns) {
 void Worker::queue_due_sync() {
   if (free_units_.empty()) {
     submit_staged();
-    if (inflight_ > 0) reap_when_full();
+    // Again while the reaped units were short I/Os, whose rests keep their slots.
+    while (free_units_.empty() && inflight_ > 0) reap_when_full();
   }
   if (free_units_.empty()) {
     sync_file(sync_due_file_);
@@ -575,7 +606,7 @@ void Worker::queue_due_sync() {
 }
 
 // As fio's get_io_u(): with both fsync= and fdatasync=, a write that is due for both is followed
-// by the fsync alone.
+// by the fsync alone. The rest of a short write is no other write here (fio counts it as one).
 void Worker::count_write(int file) {
   ++writes_;
   auto due = [this](int every) {
@@ -626,12 +657,23 @@ void Worker::run_sync() {
   IoUnit& unit = units_[0];
   while (more_ && plan(unit)) {
     if (syncs_pending()) run_pending_syncs();
-    unit.start_ns = unit.issue_ns = now_ns();
-    count_issue(unit);
-    engine_->transfer(unit);
+    do {
+      // The rest of a short I/O is a new submission, timed from here, as fio's requeue.
+      unit.start_ns = unit.issue_ns = now_ns();
+      count_issue(unit);
+      engine_->transfer(unit);
+    } while (reissue_rest(unit));
     complete(unit, now_ns(), false);
     if (unit.dir == Direction::kWrite) count_write(unit.file);
   }
+}
+
+// Queues a read or write in the engine, to go with the next submit_staged().
+void Worker::stage(IoUnit& unit) {
+  unit.start_ns = now_ns();
+  engine_->queue(unit);
+  count_issue(unit);
+  staged_.push_back(&unit);
 }
 
 // Whether the engine took every staged unit; those it refused complete with the error at the next
@@ -657,6 +699,7 @@ int Worker::engine_reap(int min, int max, IoUnit** done) {
   return n;
 }
 
+// Nothing is staged when completions are reaped, so the rests of short I/Os go out at once.
 void Worker::reap_some(int min, int max) {
   int n = engine_reap(min, max, done_.data());
   uint64_t t = now_ns();
@@ -666,11 +709,15 @@ void Worker::reap_some(int min, int max) {
     if (unit->sync != Sync::kNone) {
       complete_sync(*unit, t);
       unit->sync = Sync::kNone;
+    } else if (reissue_rest(*unit)) {
+      stage(*unit);
+      continue;
     } else {
       complete(*unit, t, true);
     }
     free_units_.push_back(unit);
   }
+  submit_staged();
 }
 
 // As fio's wait_for_completions() and td_io_getevents(): at least iodepth_batch_complete_min
@@ -707,10 +754,7 @@ void Worker::run_async() {
           run_pending_syncs();
         }
       }
-      unit->start_ns = now_ns();
-      engine_->queue(*unit);
-      count_issue(*unit);
-      staged_.push_back(unit);
+      stage(*unit);
       if (unit->dir == Direction::kWrite) count_write(unit->file);
       if (staged_.size() >= batch) break;
     }

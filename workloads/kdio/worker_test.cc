@@ -876,6 +876,61 @@ TEST_F(WorkerTest, AFailedIoCountsAsIssued) {
   }
 }
 
+// fio's short I/O: one that moves fewer bytes than asked counts in short_ios, and its rest is
+// issued again (kdio ended the job: err=5 "short read ... is the file smaller than size?"). Here
+// the file has 62 KiB of the 64 KiB the job reads, so the 16th read moves 2 KiB and its rest
+// nothing: fio's psync fails the job with EIO ("full resid"), its libaio and io_uring take the
+// rest as done. 17 I/Os are issued; kdio counts the unit's 2 KiB (fio only its last part's).
+TEST_F(WorkerTest, AShortReadIsCountedAndItsRestIssuedAgain) {
+  std::ofstream(dir_ / "data") << std::string(62 * 1024, 'x');  // no layout: the job reads 64k
+  for (Engine engine : {Engine::kPsync, Engine::kLibaio, Engine::kIoUring}) {
+    SCOPED_TRACE(static_cast<int>(engine));
+    Job job = make_job(engine, Pattern::kRead, 64 * 1024, 4096);
+    job.direct = false;
+    job.iodepth = engine == Engine::kPsync ? 1 : 4;
+    JobResult r;
+    std::atomic<bool> stop{false};
+    run_job(job, 0, r, stop, [] {});
+    const bool sync = engine == Engine::kPsync;
+    EXPECT_EQ(r.error, sync ? EIO : 0) << r.error_message;
+    EXPECT_EQ(r.dir[0].short_ios, 1u);
+    EXPECT_EQ(r.dir[0].total_ios, 17u);
+    EXPECT_EQ(r.dir[0].io_bytes, sync ? 60 * 1024u : 62 * 1024u);
+    EXPECT_EQ(r.dir[0].clat.samples, sync ? 15u : 16u);
+  }
+}
+
+// A write that runs into a limit partway (ENOSPC on a full file system; RLIMIT_FSIZE here, 1 KiB
+// into the 257th 4 KiB write) moves what fits and is short; its rest then fails with the limit's
+// own error, EFBIG, which the job reports (kdio reported a short write, EIO).
+TEST_F(WorkerTest, AShortWriteReportsTheErrorOfItsRest) {
+  for (Engine engine : {Engine::kPsync, Engine::kLibaio, Engine::kIoUring}) {
+    Job job = make_job(engine, Pattern::kWrite, 2 * kMiB, 4096);
+    job.direct = false;
+    job.fallocate = false;
+    // One at a time: the count holds no writes that were in flight when the rest failed.
+    job.iodepth = 1;
+    lay_out_files({job});
+    EXPECT_EQ(in_child_forbidding({},
+                                  [&] {
+                                    const rlimit limit{kMiB + 1024, kMiB + 1024};
+                                    ::setrlimit(RLIMIT_FSIZE, &limit);
+                                    install_signal_handlers();
+                                    JobResult r;
+                                    std::atomic<bool> stop{false};
+                                    run_job(job, 0, r, stop, [] {});
+                                    std::string wrong;
+                                    expect_count(wrong, "error", r.error, EFBIG);
+                                    expect_count(wrong, "short writes", r.dir[1].short_ios, 1);
+                                    expect_count(wrong, "writes", r.dir[1].total_ios, 258);
+                                    expect_count(wrong, "bytes", r.dir[1].io_bytes, kMiB);
+                                    return wrong;
+                                  }),
+              "")
+        << static_cast<int>(engine);
+  }
+}
+
 // fio writes to a character device without laying it out (kdio failed: "fallocate failed: No
 // such device"); reading /dev/full, which never ends, takes the job's size.
 TEST_F(WorkerTest, CharacterDevicesAreNotLaidOut) {
