@@ -200,9 +200,10 @@ class Session {
       state_.counted_bad[i] = failure != failures_.end() && counts_as_bad(failure->second);
     }
     for (const std::string& endpoint : {input_.good, input_.graph->nodes[0].id}) {
+      // A bad endpoint that does not boot makes the session a boot regression's.
+      if (endpoint != input_.good && boot_regression()) continue;
       auto failure = failures_.find(resolve(endpoint));
-      if (failure != failures_.end() && aborted_.empty() &&
-          !(endpoint != input_.good && boot_regression())) {
+      if (failure != failures_.end() && aborted_.empty()) {
         aborted_ = fmt::format(
             "the endpoint {} cannot be measured ({}: {}); pick endpoints "
             "that build and boot",
@@ -271,7 +272,7 @@ class Session {
     JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, failure.phase, failure.commit);
     verdict.verdict.kind = VerdictKind::kBad;
     verdict.verdict.by_boot = true;
-    verdict.detail = fmt::format("it does not boot: {}", failure.detail);
+    verdict.detail = fmt::format("does not boot: {}", failure.detail);
     record(verdict);
   }
 

@@ -497,6 +497,9 @@ TEST(Session, ABootRegressionIsBisectedByBootingAlone) {
       if (entry.kind == JournalEntry::Kind::kSample) ++samples;
       if (entry.kind == JournalEntry::Kind::kVerdict) {
         EXPECT_TRUE(entry.verdict.by_boot);
+        EXPECT_EQ(entry.detail, entry.verdict.kind == VerdictKind::kGood
+                                    ? "boots"
+                                    : "does not boot: sim: configured outcome boot-failed");
       }
     }
     // good, the commits the search boots and the confirmation's parent and revert, once each

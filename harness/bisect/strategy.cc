@@ -235,7 +235,9 @@ class BootStrategy : public GitLikeStrategy {
     verdict.kind = VerdictKind::kGood;
     verdict.by_boot = true;
     verdict.samples = static_cast<int>(state.of(commit).size());
-    return verdict_action(commit, verdict);
+    Action action = verdict_action(commit, verdict);
+    action.message = "boots";
+    return action;
   }
 };
 

@@ -65,8 +65,8 @@ enum class SearchOutcome { kFound, kOnlySkipped, kNoTestable };
 struct Action {
   enum class Kind {
     kMeasure,       // take one sample of `commit` (`samples`: how many it needs at least)
-    kVerdict,       // record `verdict` for `commit`
-    kEndpointsOk,   // the endpoints differ as configured: start the search
+    kVerdict,       // record `verdict` for `commit` (`message`: why, for a verdict by boot)
+    kEndpointsOk,   // the endpoints differ as configured (or `message` says how): search
     kNoRegression,  // they do not: `message` says why
     kDone,          // `outcome`; kFound: `commit` is the culprit; else `candidates`
   };
