@@ -215,7 +215,7 @@ std::string median_text(Store& store, const Scenario& scenario, const SessionRec
                         const std::string& commit) {
   auto values = session_samples(store, scenario, session, commit);
   if (values.empty()) {
-    // A boot regression's bad side: say how its runs ended.
+    // Say how its runs ended: a boot regression's bad side never boots.
     const std::string measured = measured_as(store, session.id, commit);
     const auto runs = store.runs_of_session(session.id);
     auto last = std::find_if(runs.rbegin(), runs.rend(),

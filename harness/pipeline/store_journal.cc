@@ -99,7 +99,7 @@ Verdict store_verdict(VerdictKind kind) {
 }
 
 // A verdict as the verdicts table holds it: the smaller of its p-values against either side;
-// none for a verdict by boot, whose `reason` says whether the commit boots.
+// none for a verdict by boot, whose detail says whether the commit boots.
 VerdictRecord verdict_record(const CommitVerdict& v, const std::string& reason) {
   VerdictRecord verdict;
   verdict.verdict = store_verdict(v.kind);
