@@ -102,8 +102,14 @@ class Session {
 
  private:
   // A boot regression (bisect.boot_failure_is_bad, and bad does not boot) is searched by
-  // booting alone: its bad endpoint has no metric to compare with.
-  bool boot_regression() const { return counted_bad(input_.graph->nodes[0].id); }
+  // booting alone: its bad endpoint has no metric to compare with. A bad endpoint that measured
+  // fine before it stopped booting is no such endpoint: the session ends on it, as on any
+  // endpoint that cannot be measured.
+  bool boot_regression() const {
+    const std::string& bad = input_.graph->nodes[0].id;
+    return counted_bad(bad) && of(search_samples_, bad).empty() &&
+           of(confirm_samples_, bad).empty();
+  }
 
   const Strategy& strategy() const { return boot_regression() ? *boot_strategy_ : strategy_; }
 
@@ -226,6 +232,11 @@ class Session {
     return failure.status == MeasureStatus::kBootFailed && input_.spec.boot_failure_is_bad;
   }
 
+  // A verdict by boot's reason for a failure that counts as bad.
+  static std::string not_booting(const JournalEntry& failure) {
+    return fmt::format("does not boot: {}", failure.detail);
+  }
+
   // Whether the search judged `commit` bad for not booting.
   bool counted_bad(const std::string& commit) const {
     auto failure = failures_.find(resolve(commit));
@@ -255,7 +266,8 @@ class Session {
         entry.status = m.status;
         entry.detail = m.detail;
         entry.retried = retries(entry);
-        entry.counts_as_bad = !entry.retried && counts_as_bad(entry);
+        // The search's alone: a failure in the confirmation makes no verdict.
+        entry.counts_as_bad = phase == Phase::kSearch && !entry.retried && counts_as_bad(entry);
         break;
     }
     record(entry);
@@ -272,7 +284,7 @@ class Session {
     JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, failure.phase, failure.commit);
     verdict.verdict.kind = VerdictKind::kBad;
     verdict.verdict.by_boot = true;
-    verdict.detail = fmt::format("does not boot: {}", failure.detail);
+    verdict.detail = not_booting(failure);
     record(verdict);
   }
 
@@ -442,11 +454,7 @@ class Session {
     result.revert_commit = revert.measured;
     result.confirmed = parents_worse && !revert.contradicts;
     if (outside != not_worse_than.end()) {
-      result.message = fmt::format(
-          "{} is the first commit touching the paths that is worse than good, but it is no "
-          "worse than its parent {}, which touches none of them: the regression came from "
-          "outside the paths; bisect again without them",
-          culprit.substr(0, 12), outside->substr(0, 12));
+      result.message = from_outside_the_paths(culprit, *outside, "is no worse than");
     }
     return result;
   }
@@ -480,10 +488,14 @@ class Session {
     const std::optional<bool> culprit_boots = boots(culprit, Phase::kConfirm);
     bool confirmed = culprit_boots == false;
     std::string parent_check = fmt::format("{} when booted again", boot_text(culprit_boots));
+    std::string message;
     for (const auto& parent : parents) {
       const std::optional<bool> parent_boots = boots(parent, Phase::kConfirm);
       confirmed = confirmed && parent_boots == true;
       parent_check += fmt::format("; parent {} {}", parent.substr(0, 12), boot_text(parent_boots));
+      if (parent_boots == false && outside_paths(parent)) {
+        message = from_outside_the_paths(culprit, parent, "does not boot, nor does");
+      }
     }
     const RevertCheck revert = check_revert(culprit);
     SessionResult result = base_result(SessionVerdict::kFound);
@@ -493,7 +505,18 @@ class Session {
     result.revert_check = revert.text;
     result.revert_commit = revert.measured;
     result.confirmed = confirmed && !revert.contradicts;
+    result.message = message;
     return result;
+  }
+
+  // The found result's message for a culprit whose parent outside the paths is as bad.
+  static std::string from_outside_the_paths(const std::string& culprit, const std::string& parent,
+                                            const std::string& as_bad) {
+    return fmt::format(
+        "{} is the first commit touching the paths that is worse than good, but it {} its "
+        "parent {}, which touches none of them: the regression came from outside the paths; "
+        "bisect again without them",
+        culprit.substr(0, 12), as_bad, parent.substr(0, 12));
   }
 
   // With path limiting the search names the first bad commit that touches the paths, as git
@@ -589,13 +612,14 @@ class Session {
               base, search_samples_of(base).size(), medians_text(search_samples_of(base))));
         }
         JournalEntry entry = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, base);
-        if (boot_regression() || search_samples_of(base).empty()) {
+        const std::vector<double>& samples = search_samples_of(base);
+        // A skip's reason is its failure's; a base that did not boot was judged by that alone.
+        if (*kind != VerdictKind::kSkip && (boot_regression() || samples.empty())) {
           entry.verdict.by_boot = true;
-          entry.detail = *kind == VerdictKind::kSkip ? boot_text(std::nullopt)
-                                                     : boot_text(*kind == VerdictKind::kGood);
-        } else {
-          entry.verdict =
-              describe(search_samples_of(base), state_.good, state_.of(0), input_.metric.better);
+          entry.verdict.samples = static_cast<int>(samples.size());
+          entry.detail = samples.empty() ? not_booting(failures_.at(resolve(base))) : "boots";
+        } else if (!samples.empty()) {
+          entry.verdict = describe(samples, state_.good, state_.of(0), input_.metric.better);
         }
         entry.verdict.kind = *kind;
         record(entry);

@@ -69,8 +69,9 @@ struct JournalEntry {
   // measured again. The session sets it as it journals the entry, for the journal's own
   // records; it works it out again from the entries before when it replays them.
   bool retried = false;
-  // kFailure that counts as bad (a boot failure under bisect.boot_failure_is_bad): its verdict
-  // follows, and it is no skip. Set and worked out again as `retried` is.
+  // kFailure of the search that counts as bad (a boot failure under bisect.boot_failure_is_bad):
+  // a verdict follows, and it is no skip. Set as it is journaled, for the journal's own records;
+  // the replay works out the same from `status`.
   bool counts_as_bad = false;
 };
 

@@ -551,12 +551,13 @@ TEST(Session, FailingEndpointAborts) {
 // command timing out under TCG): the run fails, not the kernel.
 class FailingRuns : public Measurer {
  public:
-  FailingRuns(Measurer& inner, std::set<std::pair<std::string, int>> failing)
-      : inner_(inner), failing_(std::move(failing)) {}
+  FailingRuns(Measurer& inner, std::set<std::pair<std::string, int>> failing,
+              MeasureStatus status = MeasureStatus::kOtherFailure)
+      : inner_(inner), failing_(std::move(failing)), status_(status) {}
   Measurement measure(const MeasureRequest& request) override {
     if (!failing_.contains({request.commit, request.attempt})) return inner_.measure(request);
     Measurement m;
-    m.status = MeasureStatus::kOtherFailure;
+    m.status = status_;
     m.detail = "guest reported stage=workload exit=1: fsync failed: Input/output error";
     return m;
   }
@@ -564,7 +565,25 @@ class FailingRuns : public Measurer {
  private:
   Measurer& inner_;
   std::set<std::pair<std::string, int>> failing_;
+  MeasureStatus status_;
 };
+
+// A bad endpoint that measured fine and then stops booting is no boot regression's: the
+// session ends on it as on any endpoint that cannot be measured, instead of bisecting boots.
+TEST(Session, ABadEndpointThatBootedBeforeIsNoBootRegression) {
+  CommitGraph graph = linear_graph(32);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.8, 0.02));
+  std::set<std::pair<std::string, int>> failing;
+  for (int attempt = 1; attempt < 100; ++attempt) failing.insert({fake_id(0), attempt});
+  FailingRuns measurer(sim, failing, MeasureStatus::kBootFailed);
+  SessionInput input = input_for(graph);
+  input.spec.boot_failure_is_bad = true;
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+  EXPECT_THAT(result.message, ::testing::HasSubstr("cannot be measured (boot-failed"));
+}
 
 // A run that fails after its commit measured fine is measured again: once for an endpoint, which
 // would end the session, and for a candidate, which would be skipped. Twice in a row counts.

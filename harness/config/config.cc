@@ -168,8 +168,8 @@ class Parser {
       return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
     });
     if (control != value.end()) {
-      error(field, fmt::format("holds the control character {:#04x}, which the guest's command "
-                               "line cannot carry; remove it",
+      error(field, fmt::format("holds the control character {:#04x}, which cannot reach the "
+                               "guest; remove it",
                                static_cast<int>(*control)));
     }
     return value;

@@ -560,7 +560,7 @@ TEST_F(ConfigTest, AControlCharacterInAnOptionIsRefusedAtItsLine) {
       "name: demo\nmetrics: [{name: read.iops}]\nworkload: {jobs: [job.fio]}\n";
   EXPECT_THAT(error_of(head + "kernel: {repo: linux, cmdline_extra: \"quiet\\x1b[31m\"}\n"),
               ::testing::StartsWith("4:38: kernel.cmdline_extra: holds the control character "
-                                    "0x1b, which the guest's command line cannot carry"));
+                                    "0x1b, which cannot reach the guest"));
   EXPECT_THAT(error_of(head + "kernel: {repo: linux}\nfilesystem: {mount_options: \"a\\0b\"}\n"),
               ::testing::StartsWith("5:29: filesystem.mount_options: holds the control character "
                                     "0x00"));

@@ -215,6 +215,8 @@ void StoreJournal::append(const JournalEntry& entry) {
       break;
     case JournalEntry::Kind::kVerdict:
       record.verdict_json = verdict_json(entry.verdict).dump();
+      // A merge base's skip: its failure stored the skip and said so.
+      if (entry.verdict.kind == VerdictKind::kSkip) break;
       add_verdict(verdict_record(entry.verdict, entry.detail), entry.commit, record.phase);
       events_.note("verdict",
                    fmt::format("{} is {} ({})", short_id, verdict_name(entry.verdict.kind),
