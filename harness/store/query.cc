@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 #include "common/json_text.h"
 #include "common/printable.h"
 #include "kdio/spelling.h"
@@ -27,6 +29,12 @@ struct Cell {
 struct ResultSet {
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;
+};
+
+// Takes a statement's result as it is stepped: the columns' names once, then each row.
+struct RowSink {
+  std::function<void(const std::vector<std::string>&)> columns;
+  std::function<void(std::vector<Cell>)> row;
 };
 
 // Why the authorizer refused the statement being prepared, for the message.
@@ -187,8 +195,33 @@ bool holds_a_statement(sqlite3* db, std::string_view text) {
   return rc != SQLITE_OK || statement != nullptr || tail != text.data() + text.size();
 }
 
-ResultSet run_guarded(sqlite3* db, std::string_view sql,
-                      const std::vector<std::string>& parameters) {
+// SQLite's virtual machine instructions between two looks for a signal (a look is one load).
+constexpr int kProgressInstructions = 1000;
+
+// The progress handler: non-zero stops the statement. The signal handlers only record Ctrl-C or
+// SIGTERM, and a query that runs long (a recursive CTE without an end) would not stop otherwise,
+// not even between rows, since one step of count(*) reads them all.
+
+int stop_when_interrupted(void*) {
+  return pending_interrupt() != 0 ? 1 : 0;
+}
+
+Cell cell_of(sqlite3_stmt* statement, int column) {
+  Cell cell;
+  cell.type = sqlite3_column_type(statement, column);
+  if (cell.type == SQLITE_BLOB) {
+    cell.text = fmt::format("<blob {} bytes>", sqlite3_column_bytes(statement, column));
+  } else if (cell.type == SQLITE_FLOAT) {
+    cell.real = sqlite3_column_double(statement, column);
+    cell.text = fmt::format("{}", cell.real);
+  } else if (cell.type != SQLITE_NULL) {
+    cell.text = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
+  }
+  return cell;
+}
+
+void run_guarded(sqlite3* db, std::string_view sql, const std::vector<std::string>& parameters,
+                 const RowSink& sink) {
   Guard guard;
   sqlite3_set_authorizer(db, authorize, &guard);
   sqlite3_stmt* raw = nullptr;
@@ -196,6 +229,7 @@ ResultSet run_guarded(sqlite3* db, std::string_view sql,
   int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &raw, &tail);
   Unique<sqlite3_stmt, sqlite3_finalize> statement(raw);
   if (rc != SQLITE_OK) {
+    throw_if_interrupted();
     if (!guard.refusal.empty()) refuse(guard.refusal);
     if (auto word = single_word(sql)) fail_unknown_name(*word);
     fail("kbisect query: {}", sqlite3_errmsg(db));
@@ -211,28 +245,27 @@ ResultSet run_guarded(sqlite3* db, std::string_view sql,
                       SQLITE_TRANSIENT);
   }
 
-  ResultSet result;
-  int columns = sqlite3_column_count(statement.get());
-  for (int c = 0; c < columns; ++c)
-    result.columns.push_back(sqlite3_column_name(statement.get(), c));
+  const int columns = sqlite3_column_count(statement.get());
+  std::vector<std::string> names;
+  for (int c = 0; c < columns; ++c) names.push_back(sqlite3_column_name(statement.get(), c));
+  sink.columns(names);
   while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
     std::vector<Cell> row;
-    for (int c = 0; c < columns; ++c) {
-      Cell cell;
-      cell.type = sqlite3_column_type(statement.get(), c);
-      if (cell.type == SQLITE_BLOB) {
-        cell.text = fmt::format("<blob {} bytes>", sqlite3_column_bytes(statement.get(), c));
-      } else if (cell.type == SQLITE_FLOAT) {
-        cell.real = sqlite3_column_double(statement.get(), c);
-        cell.text = fmt::format("{}", cell.real);
-      } else if (cell.type != SQLITE_NULL) {
-        cell.text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), c));
-      }
-      row.push_back(std::move(cell));
-    }
-    result.rows.push_back(std::move(row));
+    for (int c = 0; c < columns; ++c) row.push_back(cell_of(statement.get(), c));
+    sink.row(std::move(row));
   }
-  if (rc != SQLITE_DONE) fail("kbisect query: {}", sqlite3_errmsg(db));
+  if (rc != SQLITE_DONE) {
+    throw_if_interrupted();
+    fail("kbisect query: {}", sqlite3_errmsg(db));
+  }
+}
+
+// The whole result, for what needs every row before it prints one (a table's widths).
+ResultSet collect(sqlite3* db, std::string_view sql, const std::vector<std::string>& parameters) {
+  ResultSet result;
+  run_guarded(db, sql, parameters,
+              {[&](const std::vector<std::string>& columns) { result.columns = columns; },
+               [&](std::vector<Cell> row) { result.rows.push_back(std::move(row)); }});
   return result;
 }
 
@@ -289,17 +322,17 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-void print_csv(const ResultSet& result, std::ostream& out) {
-  auto print_line = [&](const std::vector<std::string>& fields) {
+// Each row as it comes: a long result shows at once, and needs no memory for all of it.
+RowSink csv_rows(std::ostream& out) {
+  auto print_line = [&out](const std::vector<std::string>& fields) {
     for (size_t i = 0; i < fields.size(); ++i) out << (i > 0 ? "," : "") << csv_field(fields[i]);
     out << "\r\n";  // RFC 4180
   };
-  print_line(result.columns);
-  for (const auto& row : result.rows) {
-    std::vector<std::string> fields;
-    for (const Cell& cell : row) fields.push_back(cell.text);
-    print_line(fields);
-  }
+  return {print_line, [print_line](std::vector<Cell> row) {
+            std::vector<std::string> fields;
+            for (const Cell& cell : row) fields.push_back(cell.text);
+            print_line(fields);
+          }};
 }
 
 // The columns' names as keys of one object: a name that repeats ("SELECT s.id, v.id") gets
@@ -323,24 +356,36 @@ nlohmann::json json_value(const Cell& cell) {
   return cell.text;
 }
 
-// One object a row, its keys in the columns' order (a JSON object would sort them).
-void print_json(const ResultSet& result, std::ostream& out) {
-  const std::vector<std::string> keys = json_keys(result.columns);
-  out << "[";
-  for (size_t r = 0; r < result.rows.size(); ++r) {
-    out << (r == 0 ? "\n  {" : ",\n  {");
-    for (size_t c = 0; c < keys.size(); ++c) {
-      out << (c == 0 ? "" : ", ") << json_text(keys[c]) << ": "
-          << json_text(json_value(result.rows[r][c]));
-    }
-    out << "}";
+// One object a row, its keys in the columns' order (a JSON object would sort them), each row
+// written as it comes; finish() closes the array.
+class JsonRows {
+ public:
+  explicit JsonRows(std::ostream& out) : out_(out) {}
+
+  RowSink sink() {
+    return {[this](const std::vector<std::string>& columns) { keys_ = json_keys(columns); },
+            [this](std::vector<Cell> row) { print(row); }};
   }
-  out << (result.rows.empty() ? "]\n" : "\n]\n");
-}
+
+  void finish() { out_ << (rows_ == 0 ? "[]\n" : "\n]\n"); }
+
+ private:
+  void print(const std::vector<Cell>& row) {
+    out_ << (rows_++ == 0 ? "[\n  {" : ",\n  {");
+    for (size_t c = 0; c < keys_.size(); ++c) {
+      out_ << (c == 0 ? "" : ", ") << json_text(keys_[c]) << ": " << json_text(json_value(row[c]));
+    }
+    out_ << "}";
+  }
+
+  std::ostream& out_;
+  std::vector<std::string> keys_;
+  size_t rows_ = 0;
+};
 
 void check_argument_matches(sqlite3* db, const NamedQuery& query, const std::string& argument) {
-  if (query.matches.empty() || !run_guarded(db, query.matches, {argument}).rows.empty()) return;
-  std::string holds = run_guarded(db, query.holds, {}).rows.at(0).at(0).text;
+  if (query.matches.empty() || !collect(db, query.matches, {argument}).rows.empty()) return;
+  std::string holds = collect(db, query.holds, {}).rows.at(0).at(0).text;
   fail("kbisect query {}: {}", query.name,
        fmt::format(fmt::runtime(query.unmatched), argument, holds));
 }
@@ -395,7 +440,9 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
                QueryFormat format, std::ostream& out) {
   Database db = open_read_only(db_path);
   check_results_database(db.get(), db_path);
-  ResultSet result;
+  sqlite3_progress_handler(db.get(), kProgressInstructions, stop_when_interrupted, nullptr);
+  std::string_view sql = sql_or_name;
+  std::vector<std::string> arguments;
   if (auto named = named_query(sql_or_name)) {
     if (const int version = database_version(db.get()); version != schema_version()) {
       fail(
@@ -404,22 +451,24 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
           "with SQL",
           db_path.string(), version, schema_version());
     }
-    const auto& [query, arguments] = *named;
+    const NamedQuery* query = named->first;
+    arguments = std::move(named->second);
     if (!arguments.empty()) check_argument_matches(db.get(), *query, arguments.front());
-    result = run_guarded(db.get(), query->sql, arguments);
-  } else {
-    result = run_guarded(db.get(), sql_or_name, {});
+    sql = query->sql;
   }
   switch (format) {
     case QueryFormat::kTable:
-      print_table(result, out);
+      print_table(collect(db.get(), sql, arguments), out);
       break;
     case QueryFormat::kCsv:
-      print_csv(result, out);
+      run_guarded(db.get(), sql, arguments, csv_rows(out));
       break;
-    case QueryFormat::kJson:
-      print_json(result, out);
+    case QueryFormat::kJson: {
+      JsonRows rows(out);
+      run_guarded(db.get(), sql, arguments, rows.sink());
+      rows.finish();
       break;
+    }
   }
 }
 

@@ -21,6 +21,8 @@ QueryFormat parse_query_format(std::string_view text);
 //   samples COMMIT    the samples of a commit (a sha prefix) with their metrics
 //   history METRIC    a metric (as stored, e.g. read.iops) per commit, oldest first
 // Anything else is one SQL statement. Writes fail with "kbisect query is read-only: ...".
+// csv and json rows are written as they come (a table needs them all for its widths); Ctrl-C or
+// SIGTERM stops the statement, also within one long step, with Interrupted.
 void run_query(const std::filesystem::path& db_path, const std::string& sql_or_name,
                QueryFormat format, std::ostream& out);
 

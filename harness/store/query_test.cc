@@ -2,12 +2,15 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/fork_for_test.h"
 #include "common/temp_dir.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
@@ -252,6 +255,21 @@ TEST_F(QueryTest, WritesAreRefused) {
               HasSubstr(std::to_string(schema_version())));
   EXPECT_THAT(query("SELECT COUNT(*) FROM sqlite_master WHERE name = 'samples'", QueryFormat::kCsv),
               HasSubstr("\r\n1\r\n"));
+}
+
+// Ctrl-C's handler only records the signal: the query must look for it, also inside one step
+// (count(*) reads all of its million rows in its one step). In a child process, the signal's.
+TEST_F(QueryTest, AnInterruptStopsTheStatementItCameIn) {
+  pid_t child = fork_running([&] {
+    ::raise(SIGINT);
+    query(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000000) "
+        "SELECT count(*) FROM c",
+        QueryFormat::kCsv);
+  });
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(ended_interrupted(status)) << status;
 }
 
 TEST_F(QueryTest, AWordThatIsNoNamedQueryListsThem) {

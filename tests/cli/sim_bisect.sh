@@ -8,7 +8,7 @@
 # (with --paths too) is accepted by `git bisect replay` and leads git to the same first bad
 # commit (and, when only skipped commits are left, to the same ones), the culprit is checked
 # against its own parent (a second good commit), `kbisect query` reads
-# the session and refuses writes, a culprit the confirmation
+# the session, refuses writes and stops on Ctrl-C or SIGTERM, a culprit the confirmation
 # refutes hands the search back, a good commit that bad does not descend from has its merge
 # base tested first, host drift is reported and not taken for a regression, a scenario that
 # cannot run stores no session (nor builds for a device it cannot pass through), a failed
@@ -278,6 +278,16 @@ git bisect reset >/dev/null 2>&1
   fail "query found no samples"
 if "$kbisect" --db "$db" query "delete from samples" 2>"$work/query.err"; then fail "query wrote"; fi
 grep -q "read-only" "$work/query.err" || fail "no read-only message: $(cat "$work/query.err")"
+# A query that would never end stops on Ctrl-C or SIGTERM (within its one long step) and says so,
+# with the signal's exit code.
+for signal in INT:130 TERM:143; do
+  status=0
+  timeout --preserve-status -s "${signal%:*}" -k 30 1 "$kbisect" --db "$db" query --format csv \
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" \
+    >/dev/null 2>"$work/query.err" || status=$?
+  [[ $status -eq ${signal#*:} ]] && grep -q "^kbisect: interrupted by SIG${signal%:*}" "$work/query.err" ||
+    fail "query on SIG${signal%:*}: exit $status: $(cat "$work/query.err")"
+done
 # The global --json: query answers in JSON; log and report, which print text, say so.
 "$kbisect" --db "$db" --json query sessions | python3 -c 'import json, sys; json.load(sys.stdin)' ||
   fail "--json query is not JSON"
