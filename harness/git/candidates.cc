@@ -140,10 +140,13 @@ void limit_to_paths(const Repository& repo, const std::vector<std::string>& path
 std::vector<std::string> untested_merge_bases(const Repository& repo, const git_oid& bad,
                                               const std::vector<git_oid>& goods,
                                               const std::vector<std::string>& good_ids) {
-  bool all_ancestors = std::all_of(goods.begin(), goods.end(), [&](const git_oid& good) {
-    return git_graph_descendant_of(repo.get(), &bad, &good) == 1;
-  });
-  if (all_ancestors) return {};
+  // The goods that bad does not descend from, as git's "Some good revs are not ancestors of the
+  // bad rev" names them: a fix can only lie between the merge base and these.
+  std::vector<std::string> unrelated;
+  for (size_t i = 0; i < goods.size(); ++i) {
+    if (git_graph_descendant_of(repo.get(), &bad, &goods[i]) != 1) unrelated.push_back(good_ids[i]);
+  }
+  if (unrelated.empty()) return {};
   std::vector<git_oid> input = {bad};
   input.insert(input.end(), goods.begin(), goods.end());
   git_oidarray bases = {nullptr, 0};
@@ -168,7 +171,7 @@ std::vector<std::string> untested_merge_bases(const Repository& repo, const git_
       fail(
           "the merge base {} is bad: the regression was fixed between {} and [{}], or good and "
           "bad are swapped; check the --good and --bad refs",
-          base, base, fmt::join(good_ids, " "));
+          base, base, fmt::join(unrelated, " "));
     }
   }
   return untested;

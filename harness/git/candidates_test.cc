@@ -294,5 +294,17 @@ TEST_F(CandidatesTest, RefusesImpossibleRanges) {
   EXPECT_THROW(find_candidates(repo, {"main", {"nope"}, {}}), Error);
 }
 
+// Of two goods, root is an ancestor of bad and m4 a descendant: a fix can only lie between bad
+// and m4, and naming root among the places it could be would send the user the wrong way.
+TEST_F(CandidatesTest, BadMergeBaseNamesOnlyTheGoodsBadDoesNotDescendFrom) {
+  Repository repo = Repository::open(repo_.dir());
+  try {
+    find_candidates(repo, {m2_, {root_, m4_}, {}});
+    FAIL() << "a good descendant of bad was accepted";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("fixed between " + m2_ + " and [" + m4_ + "]"));
+  }
+}
+
 }  // namespace
 }  // namespace kbisect
