@@ -28,7 +28,7 @@ CommandContext::CommandContext(const GlobalOptions& globals,
                                const std::filesystem::path& config_file)
     : scenario(with_overrides(load_scenario(config_file), globals)),
       events(Events::choose_mode(globals.json, globals.quiet)),
-      store(scenario.database) {
+      store(Store::created_when_used(scenario.database)) {
   // Before anything is built: kdio would refuse these job files in every guest.
   if (scenario.vm.runner == RunnerKind::kSim) return;
   warn_once(check_job_files(scenario));

@@ -123,6 +123,8 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
   const std::string commit = measurer.repository().resolve(options.commit);
   std::optional<GitBisectEndpoints> endpoints;
   if (options.git_bisect_run) endpoints = git_bisect_endpoints(measurer.repository());
+  // The arguments hold: the database the samples go to is made now, not after a kernel build.
+  context.store.open();
   const int samples = options.samples > 0 ? options.samples : scenario.samples;
   std::vector<double> stored;
   if (options.git_bisect_run) {

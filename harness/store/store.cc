@@ -135,12 +135,33 @@ RunRecord read_run(const Statement& row) {
 
 }  // namespace
 
-Store::Store(const std::filesystem::path& path) : path_(path), db_(open_results_database(path)) {
-  migrate(db_.get());
+Store::Store(const std::filesystem::path& path) : path_(path) {
+  open();
 }
 
 Store::Store(std::filesystem::path path, Database db)
     : path_(std::move(path)), db_(std::move(db)) {}
+
+Store Store::created_when_used(const std::filesystem::path& path) {
+  Store store(path, nullptr);
+  // Another program's database, or one of a newer schema, is still refused before the command
+  // does anything.
+  std::error_code error;
+  if (std::filesystem::exists(path, error)) store.open();
+  return store;
+}
+
+void Store::open() {
+  if (db_) return;
+  Database db = open_results_database(path_);
+  migrate(db.get());
+  db_ = std::move(db);
+}
+
+sqlite3* Store::db() {
+  open();
+  return db_.get();
+}
 
 Store Store::for_reading(const std::filesystem::path& path) {
   Database db = open_read_only(path);
@@ -161,30 +182,30 @@ Store Store::for_reading(const std::filesystem::path& path) {
 }
 
 int64_t Store::insert_build(const BuildRecord& build) {
-  Transaction transaction(db_.get());
+  Transaction transaction(db());
   Statement insert(
-      db_.get(),
+      db(),
       "INSERT INTO builds (commit_id, tree_id, config_hash, compiler, image_sha256, "
       "outcome, seconds, log_path, log_tail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   insert
       .bind(build.commit, build.tree_id, build.config_hash, build.compiler, build.image_sha256,
             outcome_name(build.outcome), build.seconds, build.log_path, build.log_tail)
       .run();
-  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  int64_t id = sqlite3_last_insert_rowid(db());
   transaction.commit();
   return id;
 }
 
 std::optional<BuildRecord> Store::build(int64_t id) {
-  Statement query(db_.get(), fmt::format("SELECT {} FROM builds WHERE id = ?1", kBuildColumns));
+  Statement query(db(), fmt::format("SELECT {} FROM builds WHERE id = ?1", kBuildColumns));
   query.bind(id);
   if (!query.step()) return std::nullopt;
   return read_build(query);
 }
 
 int64_t Store::insert_run(const RunRecord& run, const std::vector<SampleRecord>& samples) {
-  Transaction transaction(db_.get());
-  Statement insert(db_.get(),
+  Transaction transaction(db());
+  Statement insert(db(),
                    "INSERT INTO runs (session_id, build_id, commit_id, variant, host, accel, "
                    "outcome, boot_seconds, workload_seconds, detail, console_log) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
@@ -193,7 +214,7 @@ int64_t Store::insert_run(const RunRecord& run, const std::vector<SampleRecord>&
             outcome_name(run.outcome), run.boot_seconds, run.workload_seconds, run.detail,
             run.console_log)
       .run();
-  int64_t run_id = sqlite3_last_insert_rowid(db_.get());
+  int64_t run_id = sqlite3_last_insert_rowid(db());
   for (SampleRecord sample : samples) {
     sample.run_id = run_id;
     insert_sample_row(sample);
@@ -203,14 +224,14 @@ int64_t Store::insert_run(const RunRecord& run, const std::vector<SampleRecord>&
 }
 
 int64_t Store::insert_sample(const SampleRecord& sample) {
-  Transaction transaction(db_.get());
+  Transaction transaction(db());
   int64_t id = insert_sample_row(sample);
   transaction.commit();
   return id;
 }
 
 int64_t Store::insert_sample_row(const SampleRecord& sample) {
-  Statement insert(db_.get(),
+  Statement insert(db(),
                    "INSERT INTO samples (run_id, session_id, commit_id, tree_id, build_id, "
                    "config_hash, variant, host, accel, boot_seconds, kdio_json) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
@@ -219,8 +240,8 @@ int64_t Store::insert_sample_row(const SampleRecord& sample) {
             sample.config_hash, sample.variant, sample.host, sample.accel, sample.boot_seconds,
             sample.kdio_json)
       .run();
-  int64_t id = sqlite3_last_insert_rowid(db_.get());
-  Statement metric(db_.get(),
+  int64_t id = sqlite3_last_insert_rowid(db());
+  Statement metric(db(),
                    "INSERT INTO sample_metrics (sample_id, metric, value) VALUES (?1, ?2, ?3)");
   for (const auto& [name, value] : sample.metrics) {
     sqlite3_reset(metric.get());
@@ -231,7 +252,7 @@ int64_t Store::insert_sample_row(const SampleRecord& sample) {
 
 std::vector<RunRecord> Store::runs_of_session(int64_t session_id) {
   Statement query(
-      db_.get(), fmt::format("SELECT {} FROM runs WHERE session_id = ?1 ORDER BY id", kRunColumns));
+      db(), fmt::format("SELECT {} FROM runs WHERE session_id = ?1 ORDER BY id", kRunColumns));
   query.bind(session_id);
   std::vector<RunRecord> runs;
   while (query.step()) runs.push_back(read_run(query));
@@ -239,14 +260,14 @@ std::vector<RunRecord> Store::runs_of_session(int64_t session_id) {
 }
 
 std::vector<SampleRecord> Store::samples_of_run(int64_t run_id) {
-  Statement query(db_.get(), std::string("SELECT ") + kSampleColumns +
-                                 " FROM samples WHERE run_id = ?1 ORDER BY id");
+  Statement query(db(), std::string("SELECT ") + kSampleColumns +
+                            " FROM samples WHERE run_id = ?1 ORDER BY id");
   query.bind(run_id);
   return read_samples(query);
 }
 
 std::vector<SampleRecord> Store::read_samples(Statement& query) {
-  Statement metrics(db_.get(), "SELECT metric, value FROM sample_metrics WHERE sample_id = ?1");
+  Statement metrics(db(), "SELECT metric, value FROM sample_metrics WHERE sample_id = ?1");
   std::vector<SampleRecord> samples;
   while (query.step()) {
     SampleRecord sample;
@@ -272,7 +293,7 @@ std::vector<SampleRecord> Store::read_samples(Statement& query) {
 }
 
 std::vector<SampleMetrics> Store::sample_metrics_of_session(int64_t session_id) {
-  Statement query(db_.get(),
+  Statement query(db(),
                   "SELECT s.id, s.run_id, s.commit_id, s.variant, m.metric, m.value FROM samples s "
                   "JOIN sample_metrics m ON m.sample_id = s.id WHERE s.session_id = ?1 "
                   "ORDER BY s.id, m.metric");
@@ -299,11 +320,11 @@ std::vector<double> Store::samples_for(const SampleFilter& filter, const std::st
                       : !filter.tree_id.empty()
                           ? "s.tree_id = ?4"
                           : "s.build_id IN (SELECT id FROM builds WHERE image_sha256 = ?4)";
-  Statement query(db_.get(), fmt::format("SELECT m.value FROM samples s JOIN sample_metrics m "
-                                         "ON m.sample_id = s.id WHERE s.config_hash = ?1 AND "
-                                         "s.variant = ?2 AND m.metric = ?3 AND {} AND "
-                                         "(?5 IS NULL OR s.session_id = ?5) ORDER BY s.id",
-                                         match));
+  Statement query(db(), fmt::format("SELECT m.value FROM samples s JOIN sample_metrics m "
+                                    "ON m.sample_id = s.id WHERE s.config_hash = ?1 AND "
+                                    "s.variant = ?2 AND m.metric = ?3 AND {} AND "
+                                    "(?5 IS NULL OR s.session_id = ?5) ORDER BY s.id",
+                                    match));
   query.bind(filter.config_hash, filter.variant, metric,
              filter.commit + filter.tree_id + filter.image_sha256, filter.session_id);
   std::vector<double> values;
@@ -322,8 +343,8 @@ int64_t Store::create_session(const SessionRecord& session) {
           ref);
     }
   }
-  Transaction transaction(db_.get());
-  Statement insert(db_.get(),
+  Transaction transaction(db());
+  Statement insert(db(),
                    "INSERT INTO sessions (kind, scenario, config_path, config_hash, good_refs, "
                    "good_commits, bad_ref, bad_commit, strategy, options, status, result) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
@@ -334,41 +355,40 @@ int64_t Store::create_session(const SessionRecord& session) {
             session.options_json.empty() ? std::string("{}") : session.options_json,
             session_status_text(session.status), null_if_empty(session.result_json))
       .run();
-  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  int64_t id = sqlite3_last_insert_rowid(db());
   transaction.commit();
   return id;
 }
 
 void Store::finish_session(int64_t id, SessionStatus status, const std::string& result_json) {
-  Transaction transaction(db_.get());
-  Statement update(db_.get(),
+  Transaction transaction(db());
+  Statement update(db(),
                    "UPDATE sessions SET status = ?1, result = ?2, "
                    "finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?3");
   update.bind(session_status_text(status), null_if_empty(result_json), id).run();
-  if (sqlite3_changes(db_.get()) != 1) fail("no session {} in {}", id, path_.string());
+  if (sqlite3_changes(db()) != 1) fail("no session {} in {}", id, path_.string());
   transaction.commit();
 }
 
 std::optional<SessionRecord> Store::session(int64_t id) {
-  Statement query(db_.get(), fmt::format("SELECT {} FROM sessions WHERE id = ?1", kSessionColumns));
+  Statement query(db(), fmt::format("SELECT {} FROM sessions WHERE id = ?1", kSessionColumns));
   query.bind(id);
   if (!query.step()) return std::nullopt;
   return read_session(query);
 }
 
 std::vector<SessionRecord> Store::sessions() {
-  Statement query(db_.get(),
-                  fmt::format("SELECT {} FROM sessions ORDER BY id DESC", kSessionColumns));
+  Statement query(db(), fmt::format("SELECT {} FROM sessions ORDER BY id DESC", kSessionColumns));
   std::vector<SessionRecord> sessions;
   while (query.step()) sessions.push_back(read_session(query));
   return sessions;
 }
 
 void Store::set_candidates(int64_t session_id, const std::vector<std::string>& commits) {
-  Transaction transaction(db_.get());
-  Statement clear(db_.get(), "DELETE FROM candidates WHERE session_id = ?1");
+  Transaction transaction(db());
+  Statement clear(db(), "DELETE FROM candidates WHERE session_id = ?1");
   clear.bind(session_id).run();
-  Statement insert(db_.get(),
+  Statement insert(db(),
                    "INSERT INTO candidates (session_id, position, commit_id) VALUES (?1, ?2, ?3)");
   for (size_t i = 0; i < commits.size(); ++i) {
     sqlite3_reset(insert.get());
@@ -378,8 +398,7 @@ void Store::set_candidates(int64_t session_id, const std::vector<std::string>& c
 }
 
 std::vector<std::string> Store::candidates_of(int64_t session_id) {
-  Statement query(db_.get(),
-                  "SELECT commit_id FROM candidates WHERE session_id = ?1 ORDER BY position");
+  Statement query(db(), "SELECT commit_id FROM candidates WHERE session_id = ?1 ORDER BY position");
   query.bind(session_id);
   std::vector<std::string> commits;
   while (query.step()) commits.push_back(query.text(0));
@@ -387,19 +406,19 @@ std::vector<std::string> Store::candidates_of(int64_t session_id) {
 }
 
 int64_t Store::add_step(const StepRecord& step) {
-  Transaction transaction(db_.get());
-  Statement insert(db_.get(),
+  Transaction transaction(db());
+  Statement insert(db(),
                    "INSERT INTO steps (session_id, step, commit_id, role, candidates_left) "
                    "VALUES (?1, ?2, ?3, ?4, ?5)");
   insert.bind(step.session_id, step.step, step.commit, step.role, step.candidates_left).run();
-  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  int64_t id = sqlite3_last_insert_rowid(db());
   transaction.commit();
   return id;
 }
 
 int64_t Store::add_verdict(const VerdictRecord& verdict) {
-  Transaction transaction(db_.get());
-  Statement insert(db_.get(),
+  Transaction transaction(db());
+  Statement insert(db(),
                    "INSERT INTO verdicts (session_id, step, commit_id, verdict, p_mwu, p_ks, "
                    "effect, samples, good_samples, bad_samples, phase, detail) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
@@ -408,13 +427,13 @@ int64_t Store::add_verdict(const VerdictRecord& verdict) {
             verdict.p_mwu, verdict.p_ks, verdict.effect, verdict.samples, verdict.good_samples,
             verdict.bad_samples, verdict.phase, verdict.detail)
       .run();
-  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  int64_t id = sqlite3_last_insert_rowid(db());
   transaction.commit();
   return id;
 }
 
 std::vector<StepRecord> Store::steps_of(int64_t session_id) {
-  Statement query(db_.get(),
+  Statement query(db(),
                   "SELECT id, session_id, step, commit_id, role, candidates_left, created_at "
                   "FROM steps WHERE session_id = ?1 ORDER BY step");
   query.bind(session_id);
@@ -434,7 +453,7 @@ std::vector<StepRecord> Store::steps_of(int64_t session_id) {
 }
 
 std::vector<VerdictRecord> Store::verdicts_of(int64_t session_id) {
-  Statement query(db_.get(),
+  Statement query(db(),
                   "SELECT id, session_id, step, commit_id, verdict, p_mwu, p_ks, effect, samples, "
                   "good_samples, bad_samples, phase, detail, created_at FROM verdicts "
                   "WHERE session_id = ?1 ORDER BY id");
@@ -462,22 +481,22 @@ std::vector<VerdictRecord> Store::verdicts_of(int64_t session_id) {
 }
 
 int64_t Store::append_journal(const JournalRecord& record) {
-  Transaction transaction(db_.get());
+  Transaction transaction(db());
   Statement insert(
-      db_.get(),
+      db(),
       "INSERT INTO journal (session_id, kind, phase, commit_id, value, status, detail, "
       "verdict, run_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   insert
       .bind(record.session_id, record.kind, record.phase, record.commit, record.value,
             record.status, record.detail, null_if_empty(record.verdict_json), record.run_id)
       .run();
-  int64_t id = sqlite3_last_insert_rowid(db_.get());
+  int64_t id = sqlite3_last_insert_rowid(db());
   transaction.commit();
   return id;
 }
 
 std::vector<JournalRecord> Store::journal_of(int64_t session_id) {
-  Statement query(db_.get(),
+  Statement query(db(),
                   "SELECT id, session_id, kind, phase, commit_id, value, status, detail, verdict, "
                   "run_id, created_at FROM journal WHERE session_id = ?1 ORDER BY id");
   query.bind(session_id);
@@ -503,7 +522,7 @@ std::vector<JournalRecord> Store::journal_of(int64_t session_id) {
 std::vector<UnjournaledRun> Store::unjournaled_runs(int64_t session_id,
                                                     const std::string& metric_key) {
   Statement query(
-      db_.get(),
+      db(),
       "SELECT r.id, r.commit_id, r.outcome, r.detail, "
       "(SELECT m.value FROM samples s JOIN sample_metrics m ON m.sample_id = s.id "
       "WHERE s.run_id = r.id AND m.metric = ?2 ORDER BY s.id LIMIT 1) "
@@ -524,8 +543,8 @@ std::vector<UnjournaledRun> Store::unjournaled_runs(int64_t session_id,
 }
 
 void Store::set_baseline(const BaselineRecord& baseline) {
-  Transaction transaction(db_.get());
-  Statement upsert(db_.get(),
+  Transaction transaction(db());
+  Statement upsert(db(),
                    "INSERT OR REPLACE INTO baselines (scenario, variant, metric, commit_id, "
                    "config_hash, median, spread, samples, session_id) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
@@ -540,7 +559,7 @@ void Store::set_baseline(const BaselineRecord& baseline) {
 std::optional<BaselineRecord> Store::baseline(const std::string& scenario,
                                               const std::string& variant,
                                               const std::string& metric) {
-  Statement query(db_.get(),
+  Statement query(db(),
                   "SELECT commit_id, config_hash, median, spread, samples, session_id, updated_at "
                   "FROM baselines WHERE scenario = ?1 AND variant = ?2 AND metric = ?3");
   query.bind(scenario, variant, metric);
@@ -561,8 +580,8 @@ std::optional<BaselineRecord> Store::baseline(const std::string& scenario,
 
 LockAttempt Store::try_lock(const std::string& name) {
   const std::string host = this_host_name();
-  Transaction transaction(db_.get());
-  Statement current(db_.get(), "SELECT pid, host, acquired_at FROM locks WHERE name = ?1");
+  Transaction transaction(db());
+  Statement current(db(), "SELECT pid, host, acquired_at FROM locks WHERE name = ?1");
   current.bind(name);
   LockAttempt attempt;
   if (current.step()) {
@@ -575,10 +594,10 @@ LockAttempt Store::try_lock(const std::string& name) {
                       (pid == getpid() ? !locks_held_here().contains(lock_key(path_, name))
                                        : !process_exists(pid));
     if (!gone) return attempt;
-    Statement take_over(db_.get(), "DELETE FROM locks WHERE name = ?1");
+    Statement take_over(db(), "DELETE FROM locks WHERE name = ?1");
     take_over.bind(name).run();
   }
-  Statement insert(db_.get(), "INSERT INTO locks (name, pid, host) VALUES (?1, ?2, ?3)");
+  Statement insert(db(), "INSERT INTO locks (name, pid, host) VALUES (?1, ?2, ?3)");
   insert.bind(name, static_cast<int64_t>(getpid()), host).run();
   transaction.commit();
   locks_held_here().insert(lock_key(path_, name));
@@ -587,8 +606,8 @@ LockAttempt Store::try_lock(const std::string& name) {
 }
 
 void Store::unlock(const std::string& name) {
-  Transaction transaction(db_.get());
-  Statement remove(db_.get(), "DELETE FROM locks WHERE name = ?1 AND pid = ?2 AND host = ?3");
+  Transaction transaction(db());
+  Statement remove(db(), "DELETE FROM locks WHERE name = ?1 AND pid = ?2 AND host = ?3");
   remove.bind(name, static_cast<int64_t>(getpid()), this_host_name()).run();
   transaction.commit();
   locks_held_here().erase(lock_key(path_, name));

@@ -20,6 +20,15 @@ class Store {
   // Opens (creating the file and its directory) and migrates to the current schema.
   explicit Store(const std::filesystem::path& path);
 
+  // For the commands that measure: a database that exists is opened (and checked) at once, one
+  // that does not is created (with its directory) when first used, so a command that fails
+  // before that (a mistyped ref, a --db in the wrong place) leaves no empty database behind.
+  static Store created_when_used(const std::filesystem::path& path);
+
+  // Opens the database now, creating it if need be: for a command about to do long work whose
+  // results it stores (a kernel build), so that a database it cannot create stops it first.
+  void open();
+
   // For commands that only read (report, log): read-only, after checking that the file is a
   // kbisect results database. One of an older schema is brought up to date first where this
   // user may write it (else it is refused, as one of a newer schema is).
@@ -28,7 +37,7 @@ class Store {
   const std::filesystem::path& path() const { return path_; }
 
   // Makes the writes until its commit() one transaction, for rows that must exist together.
-  Transaction transaction() { return Transaction(db_.get()); }
+  Transaction transaction() { return Transaction(db()); }
 
   int64_t insert_build(const BuildRecord& build);
   std::optional<BuildRecord> build(int64_t id);
@@ -79,7 +88,9 @@ class Store {
   void unlock(const std::string& name);
 
  private:
-  Store(std::filesystem::path path, Database db);
+  Store(std::filesystem::path path, Database db);  // db null: opened on first use
+
+  sqlite3* db();  // opens the database on first use
 
   int64_t insert_sample_row(const SampleRecord& sample);
   std::vector<SampleRecord> read_samples(Statement& query);  // rows of kSampleColumns

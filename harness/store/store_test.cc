@@ -79,6 +79,25 @@ TEST_F(StoreTest, MigratesAnEmptyDatabaseAndReopens) {
   EXPECT_EQ(mode.text(0), "wal");
 }
 
+// A command that fails before it stores anything (a mistyped ref, a --db in the wrong place)
+// leaves neither the database nor its directory behind; the first use makes both.
+TEST_F(StoreTest, ADatabaseCreatedWhenUsedIsNotMadeBefore) {
+  Store store = Store::created_when_used(db_path_);
+  EXPECT_FALSE(fs::exists(dir_ / "sub"));
+  EXPECT_TRUE(store.sessions().empty());
+  EXPECT_EQ(count("PRAGMA user_version"), schema_version());
+}
+
+// One that exists is checked at once, before the command does anything.
+TEST_F(StoreTest, ADatabaseCreatedWhenUsedIsCheckedAtOnceIfItExists) {
+  const fs::path other = dir_ / "other.db";
+  {
+    Database db = open_read_write(other);
+    execute(db.get(), "CREATE TABLE t (x)");
+  }
+  EXPECT_THROW(Store::created_when_used(other), Error);
+}
+
 TEST_F(StoreTest, MigratesAnExistingEmptyFile) {
   fs::create_directories(db_path_.parent_path());
   std::ofstream(db_path_).close();

@@ -11,7 +11,8 @@
 # the session, refuses writes and stops on Ctrl-C or SIGTERM, a culprit the confirmation
 # refutes hands the search back, a good commit that bad does not descend from has its merge
 # base tested first, host drift is reported and not taken for a regression, a scenario that
-# cannot run stores no session (nor builds for a device it cannot pass through), a failed
+# cannot run stores no session (nor builds for a device it cannot pass through), one that fails
+# before it stores anything makes no database, a failed
 # comparison ends aborted, --git-bisect-run's error path (a mistyped option too) aborts with
 # 128, and a usage error elsewhere exits 1.
 #   sim_bisect.sh KBISECT WORK_DIR
@@ -459,6 +460,23 @@ printf 'device: {kind: nvme-passthrough, pci: "0000:99:00.0"}\n' >>"$work/no-dev
   fail "run with no such PCI device ran"
 grep -q "^kbisect: error: no PCI device 0000:99:00.0 on this host" "$work/device.err" ||
   fail "run with no such PCI device: $(cat "$work/device.err")"
+# A command that fails before it stores anything (a mistyped ref; run, which measures nothing
+# under runner: sim) leaves no database nor its directory behind, and a database that cannot be
+# made stops a run before anything is checked out or built (this repository is no kernel tree:
+# a checkout would fail on that first). Without --db the default's directory is made.
+for command in "bisect --good nonexist --bad $bad" "run --commit $bad --git-bisect-run"; do
+  # shellcheck disable=SC2086 # $command is the word list it reads as
+  "$kbisect" --db "$work/typo/a/b/x.db" $command -c "$work/sim.yaml" 2>/dev/null &&
+    fail "$command ran"
+  [[ ! -e $work/typo ]] || fail "$command failed and left $(find "$work/typo")"
+done
+"$kbisect" --db /proc/kbisect-nowhere/x.db run -c "$work/no-variant.yaml" --commit "$bad" \
+  2>"$work/nodb.err" && fail "run with a database in /proc ran"
+grep -q "^kbisect: error: cannot create the directory of database /proc/kbisect-nowhere/x.db" \
+  "$work/nodb.err" || fail "run with a database in /proc: $(cat "$work/nodb.err")"
+mkdir "$work/fresh"
+(cd "$work/fresh" && "$kbisect" --quiet bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" >/dev/null)
+[[ -s $work/fresh/results/kbisect.db ]] || fail "no results/kbisect.db made by default"
 # The default workload (no --variant, no @VARIANT) of a scenario with variants has its job files
 # checked too, once a command chooses it: here only the variant sets SIZE. Naming the variant
 # gets past the check (to the checkout, which fails: this repository is no kernel tree).
