@@ -232,6 +232,11 @@ TEST_F(QueryTest, WritesAreRefused) {
   for (const char* sql : writes) {
     EXPECT_THAT(error_of(sql), StartsWith("kbisect query is read-only: ")) << sql;
   }
+  // SQLite alone would say only "not authorized".
+  EXPECT_EQ(error_of("SELECT load_extension('x')"),
+            "kbisect query is read-only: load_extension() would load code into kbisect, not read "
+            "results; use a SELECT statement or a named query (sessions, steps SESSION, samples "
+            "COMMIT, history METRIC)");
   std::string vacuum_into = fmt::format("VACUUM INTO '{}'", (dir_ / "copy.db").string());
   EXPECT_THAT(error_of(vacuum_into), StartsWith("kbisect query is read-only: "));
   EXPECT_FALSE(fs::exists(dir_ / "copy.db"));
