@@ -10,6 +10,7 @@
 #include "cli/context.h"
 #include "cli/session_id_option.h"
 #include "common/json_text.h"
+#include "store/store_lock.h"
 
 namespace kbisect {
 namespace {
@@ -78,8 +79,14 @@ int bisect(const GlobalOptions& globals, const BisectOptions& options) {
   } catch (const Error& error) {
     // The contract's last line, also for a bisection that stopped (resumable) or never began.
     if (globals.json) {
-      fmt::print("{}\n", json_text(stopped_result(context ? &context->store : nullptr, session_id,
-                                                  error.what())));
+      nlohmann::json result =
+          stopped_result(context ? &context->store : nullptr, session_id, error.what());
+      // Refused the session another process runs (its id is not this run's, so none of its
+      // numbers are reported): it says who runs it.
+      if (const auto* held = dynamic_cast<const LockHeld*>(&error)) {
+        result["holder"] = holder_json(held->holder());
+      }
+      fmt::print("{}\n", json_text(result));
     }
     throw;
   }

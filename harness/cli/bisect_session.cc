@@ -290,12 +290,13 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo, const Bise
     if (!earlier) earlier = earlier_session(store, asked, scenario, candidates);
     if (earlier && earlier->status == SessionStatus::kDone) return stored_answer(*earlier);
     run.session = earlier ? *earlier : new_session(context, asked, candidates);
-    if (session_id) *session_id = run.session.id;
     // One process runs a session at a time: a second one would journal samples the first
     // never sees. A process killed outright leaves the lock behind, and the next run takes it
     // over.
     lock.emplace(store, fmt::format("bisect:{}", run.session.id));
     making.commit();
+    // Only now: a process refused the lock must not report the holder's samples as its own.
+    if (session_id) *session_id = run.session.id;
   }
   if (const auto& gone = lock->taken_over_from()) {
     context.events.note("warning",

@@ -38,7 +38,8 @@ struct BisectRun {
   double seconds = 0;
 };
 
-// `*session_id` is set once the session exists, for a caller to name a search that stopped.
+// `*session_id` is set once the session exists and this process holds its lock, for a caller to
+// name a search that stopped.
 BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request,
                      int64_t* session_id = nullptr);
 

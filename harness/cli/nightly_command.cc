@@ -64,10 +64,6 @@ struct Baseline {
   std::string source;  // for the person: where it came from
 };
 
-nlohmann::json holder_json(const LockHolder& holder) {
-  return {{"pid", holder.pid}, {"host", holder.host}, {"acquired_at", holder.acquired_at}};
-}
-
 std::string lock_name(const Scenario& scenario) {
   return "nightly:" + scenario.name;
 }

@@ -17,6 +17,10 @@ std::string describe_holder(const LockHolder& holder) {
                      holder.acquired_at);
 }
 
+nlohmann::json holder_json(const LockHolder& holder) {
+  return {{"pid", holder.pid}, {"host", holder.host}, {"acquired_at", holder.acquired_at}};
+}
+
 LockHeld::LockHeld(const std::string& name, const std::string& database, LockHolder holder)
     : Error(fmt::format(
           "lock '{}' in {} is held by {}; wait for it to finish. If that process is not the "

@@ -5,6 +5,7 @@
 // "nightly:<scenario>" so one nightly per scenario and database runs at a time.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,9 @@ namespace kbisect {
 // "process 4242 (kbisect) on host since 2026-11-30T09:15:02.123Z"; the program name only when
 // the holder is of this host and still there.
 std::string describe_holder(const LockHolder& holder);
+
+// {"pid", "host", "acquired_at"}: the holder in a command's --json result.
+nlohmann::json holder_json(const LockHolder& holder);
 
 class LockHeld : public Error {
  public:

@@ -84,6 +84,11 @@ refused_while_held() {
   if bisect_killed_db >"$work/held.out" 2>&1; then fail "held: ran a session a live process holds"; fi
   grep -q "lock 'bisect:1' in .* is held by process $holder (sleep)" "$work/held.out" ||
     fail "held: $(cat "$work/held.out")"
+  # Its result says who holds the session, and claims neither its samples nor its steps.
+  local refused
+  refused=$(grep '"verdict":"aborted"' "$work/held.out")
+  [[ $refused == *'"samples":0,"session":null,"steps":0,'* &&
+     $refused == *"\"holder\":{"*"\"pid\":$holder}"* ]] || fail "held, the result: $refused"
   kill "$holder" && wait "$holder" 2>/dev/null || true
 }
 mid_session_kills=0 kills_before_journaling=0 answered=
