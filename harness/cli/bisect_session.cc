@@ -421,7 +421,8 @@ void print_bisect_summary(const BisectRun& run, CommandContext& context, const R
       fmt::print("refuted before: {}\n", refuted_text(refuted));
     }
     if (!result.value("message", "").empty()) fmt::print("{}\n", result.value("message", ""));
-  } else if (!result.value("message", "").empty()) {
+  } else if (!result.value("message", "").empty() && verdict != "only-skipped") {
+    // only-skipped's message is said below, with the commits the culprit is among.
     fmt::print("{}\n", result.value("message", ""));
   }
   print_skipped(result["skipped"], store.verdicts_of(session.id), repo);

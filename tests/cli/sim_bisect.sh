@@ -270,6 +270,8 @@ status=0
 first_bad=$(git rev-parse HEAD~12)
 grep -q "^only skipped commits are left; the culprit is one of: ${first_bad:0:12} ${planted:0:12}$" \
   "$work/only-skipped.out" || fail "only skipped: $(cat "$work/only-skipped.out")"
+[[ $(grep -c "only skipped commits are left" "$work/only-skipped.out") -eq 1 ]] ||
+  fail "only skipped, said more than once: $(cat "$work/only-skipped.out")"
 grep -q "^skipped:  ${planted:0:12} change 27 (boot-failed: " "$work/only-skipped.out" ||
   fail "only skipped, the skip's line: $(cat "$work/only-skipped.out")"
 "$kbisect" --db "$work/only-skipped.db" log 1 >"$work/only-skipped.log"
