@@ -75,8 +75,13 @@ void add_report_command(CLI::App& app, const GlobalOptions& globals, CommandActi
   auto* command = app.add_subcommand("report", "a session as a text report (and an HTML page)");
   auto options = std::make_shared<ReportOptions>();
   command->add_option("session", options->session, "session id, or last")->required();
-  command->add_option("--html", options->html, "also write a self-contained HTML page here");
-  command->callback([&globals, &action, options] {
+  auto* html =
+      command->add_option("--html", options->html, "also write a self-contained HTML page here");
+  command->callback([&globals, &action, options, html] {
+    // An empty path would write nothing and say nothing: the page asked for would be missing.
+    if (html->count() > 0 && options->html.empty()) {
+      throw CLI::ValidationError("--html", "needs a file to write the page to, e.g. report.html");
+    }
     action = [&globals, options] { return report(globals, *options); };
   });
 }

@@ -307,6 +307,12 @@ for command in "log 1" "report 1"; do
   grep -q "kbisect query --format json" "$work/json.err" || fail "--json $command: $(cat "$work/json.err")"
 done
 
+# An empty --html is a usage error, not a page silently not written.
+if "$kbisect" --db "$db" report 1 --html "" >/dev/null 2>"$work/html.err"; then
+  fail "report --html '' succeeded"
+fi
+grep -q -- "--html: needs a file" "$work/html.err" || fail "report --html '': $(cat "$work/html.err")"
+
 # At this author date the planted commit's first three samples draw high and the search
 # judges it good; the confirmation finds the commit named first no worse than it, and the
 # search goes on with the confirmation's samples to the planted commit.
