@@ -329,6 +329,26 @@ TEST(Session, ARegressionFromOutsideThePathsIsSaidSo) {
                                    ", which touches none of them"));
 }
 
+// The same for a boot regression: the first commit among the paths that does not boot has a
+// parent outside them that does not boot either.
+TEST(Session, ABootRegressionFromOutsideThePathsIsSaidSo) {
+  CommitGraph graph = linear_graph(16);
+  graph.nodes[9].touches_paths = false;
+  SimSpec sim_spec;
+  for (int node = 0; node <= 9; ++node) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  input.spec.boot_failure_is_bad = true;
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.culprit, fake_id(8));
+  EXPECT_FALSE(result.confirmed);
+  EXPECT_THAT(result.message,
+              ::testing::HasSubstr("does not boot, nor does its parent " +
+                                   fake_id(9).substr(0, 12) + ", which touches none of them"));
+}
+
 TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
   CommitGraph graph = linear_graph(8);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 3, 0.8, 0.01));
