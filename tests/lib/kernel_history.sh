@@ -9,7 +9,8 @@ meta_first() { sed -n "s/^ *\"$2\": *\[\"\([0-9a-f]*\)\".*/\1/p" "$1"; }
 
 # kernel_scenario NAME SOURCE_DIR SHARED_DIR SIZE RUNTIME: the scenario on SHARED_DIR/history
 # with the build cache and work tree in SHARED_DIR (so the tests share builds): the demo
-# workload (4-thread 256k random O_DIRECT reads, file SIZE, RUNTIME seconds) on ext4 in the guest.
+# workload (4-thread 256k random O_DIRECT reads, file SIZE, RUNTIME seconds) on ext4 in the guest,
+# with five minutes beyond RUNTIME for the rest of the workload (the job check refuses less).
 # The kernel has XFS too (xfs.config): the VM tests boot it with xfs, and the seeds (configs/
 # seed*.yaml, the same fragments) share its builds. No ccache: in a cold run it never hits and
 # costs every compile a preprocessor pass and a store (fs/ext4, fs/xfs and block: 147 s with it,
@@ -26,7 +27,8 @@ kernel:
   fragments: [$source_dir/vmimages/kconfig/lean.config, $source_dir/vmimages/kconfig/ext4.config,
               $source_dir/vmimages/kconfig/xfs.config]
 build: {cache_dir: $shared/cache, ccache: false}
-vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 180s, workload_timeout: 5m}
+vm: {runner: qemu, accel: auto, vcpus: 2, memory: 512M, boot_timeout: 180s,
+     workload_timeout: $((runtime + 300))s}
 device: {kind: emulated-nvme, size: 1G}
 filesystem: {type: ext4}
 workload:
