@@ -38,6 +38,20 @@ SessionInput input_for(const CommitGraph& graph) {
   return input;
 }
 
+// A boot regression at node `culprit`: neither it nor any commit after it boots.
+SimSpec boots_fail_from(int culprit) {
+  SimSpec sim;
+  for (int node = 0; node <= culprit; ++node)
+    sim.outcomes.push_back({fake_id(node), "boot-failed"});
+  return sim;
+}
+
+SessionInput boot_failure_is_bad(const CommitGraph& graph) {
+  SessionInput input = input_for(graph);
+  input.spec.boot_failure_is_bad = true;
+  return input;
+}
+
 // An adaptive session on the sim runner with input_for()'s input (whose runner cannot revert).
 SessionResult run_adaptive(const CommitGraph& graph, const SimSpec& spec, bool confirm = true) {
   SimMeasurer sim(graph, good_id(), spec);
@@ -334,11 +348,9 @@ TEST(Session, ARegressionFromOutsideThePathsIsSaidSo) {
 TEST(Session, ABootRegressionFromOutsideThePathsIsSaidSo) {
   CommitGraph graph = linear_graph(16);
   graph.nodes[9].touches_paths = false;
-  SimSpec sim_spec;
-  for (int node = 0; node <= 9; ++node) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  SimSpec sim_spec = boots_fail_from(9);
   SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  input.spec.boot_failure_is_bad = true;
+  SessionInput input = boot_failure_is_bad(graph);
   MemoryJournal journal;
   SessionResult result =
       run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
@@ -475,8 +487,7 @@ TEST(Session, BootFailureCanCountAsBad) {
     if (node != 0) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
   }
   SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  input.spec.boot_failure_is_bad = true;
+  SessionInput input = boot_failure_is_bad(graph);
   input.confirm = false;
   MemoryJournal journal;
   SessionResult result =
@@ -491,11 +502,9 @@ TEST(Session, BootFailureCanCountAsBad) {
 // its parent and bad with the culprit reverted once more; no verdict rests on statistics.
 TEST(Session, ABootRegressionIsBisectedByBootingAlone) {
   CommitGraph graph = linear_graph(16);
-  SimSpec sim_spec;
-  for (int node = 0; node <= 9; ++node) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  SimSpec sim_spec = boots_fail_from(9);
   SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  input.spec.boot_failure_is_bad = true;
+  SessionInput input = boot_failure_is_bad(graph);
   input.revert = [&](const std::string& base, const std::string& commit) {
     return sim.revert(base, commit);
   };
@@ -530,8 +539,7 @@ TEST(Session, ABootRegressionIsBisectedByBootingAlone) {
 // The confirmation boots the culprit again: one that boots then failed only once.
 TEST(Session, ABootRegressionWhoseCulpritBootsWhenBootedAgainIsNotConfirmed) {
   CommitGraph graph = linear_graph(16);
-  SimSpec sim_spec;
-  for (int node = 0; node <= 9; ++node) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
+  SimSpec sim_spec = boots_fail_from(9);
   SimMeasurer plain_sim(graph, good_id(), sim_spec);
   sim_spec.outcomes.erase(sim_spec.outcomes.begin() + 9);
   SimMeasurer booting_sim(graph, good_id(), sim_spec);
@@ -548,8 +556,7 @@ TEST(Session, ABootRegressionWhoseCulpritBootsWhenBootedAgainIsNotConfirmed) {
     Measurer& failing_;
     Measurer& booting_;
   } measurer(plain_sim, booting_sim);
-  SessionInput input = input_for(graph);
-  input.spec.boot_failure_is_bad = true;
+  SessionInput input = boot_failure_is_bad(graph);
   MemoryJournal journal;
   SessionResult result =
       run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
@@ -596,8 +603,7 @@ TEST(Session, ABadEndpointThatBootedBeforeIsNoBootRegression) {
   std::set<std::pair<std::string, int>> failing;
   for (int attempt = 1; attempt < 100; ++attempt) failing.insert({fake_id(0), attempt});
   FailingRuns measurer(sim, failing, MeasureStatus::kBootFailed);
-  SessionInput input = input_for(graph);
-  input.spec.boot_failure_is_bad = true;
+  SessionInput input = boot_failure_is_bad(graph);
   MemoryJournal journal;
   SessionResult result =
       run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
@@ -896,8 +902,7 @@ TEST(Session, ResumeBetweenAFailureThatCountsAsBadAndItsVerdict) {
   SimSpec sim_spec = regression_at(graph, 9, 0.8, 0.01);
   for (int node = 1; node <= 9; ++node) sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
   SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  input.spec.boot_failure_is_bad = true;
+  SessionInput input = boot_failure_is_bad(graph);
   input.confirm = false;
   auto strategy = make_strategy("classic", input.spec, input.metric);
   MemoryJournal reference_journal;
@@ -961,14 +966,10 @@ TEST(Session, ResumeAfterKillAtEveryMeasurementThroughARetriedRun) {
 
 TEST(Session, ResumeAfterKillAtEveryMeasurementOfABootRegression) {
   CommitGraph graph = linear_graph(64);
-  SimSpec sim_spec;
-  for (int node = 0; node <= 40; ++node) {
-    sim_spec.outcomes.push_back({fake_id(node), "boot-failed"});
-  }
+  SimSpec sim_spec = boots_fail_from(40);
   sim_spec.outcomes.push_back({fake_id(50), "build-failed"});
   SimMeasurer sim(graph, good_id(), sim_spec);
-  SessionInput input = input_for(graph);
-  input.spec.boot_failure_is_bad = true;
+  SessionInput input = boot_failure_is_bad(graph);
   input.revert = [&](const std::string& base, const std::string& commit) {
     return sim.revert(base, commit);
   };
