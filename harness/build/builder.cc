@@ -210,7 +210,7 @@ void take_entry(BuildResult& result, const CachedBuild& entry) {
 
 std::string character_name(char c) {
   if (c == ' ') return "a space";
-  if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+  if (is_ascii_control(c)) {
     return fmt::format("the control character {:#04x}", static_cast<int>(c));
   }
   return fmt::format("'{}'", c);

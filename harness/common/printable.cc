@@ -23,7 +23,7 @@ std::string printable_line(std::string_view text) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == '\t') {
       line += ' ';
-    } else if (c < 0x20 || c == 0x7f) {
+    } else if (is_ascii_control(text[i])) {
       line += '?';
     } else if (c == 0xc2 && i + 1 < text.size() &&
                static_cast<unsigned char>(text[i + 1]) >= 0x80 &&

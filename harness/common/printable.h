@@ -17,6 +17,11 @@ std::string printable_line(std::string_view text);
 // printable_line, because the guest's bytes need not be UTF-8 at all.
 std::string printable_ascii(std::string_view text, size_t max_bytes);
 
+// A C0 control character or DEL: what a terminal acts on and XML 1.0 cannot carry.
+inline bool is_ascii_control(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+
 // A byte inside a UTF-8 character, after its first: text is cut before one, and it takes no
 // column on a terminal.
 inline bool is_utf8_continuation(char c) {

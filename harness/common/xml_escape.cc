@@ -36,7 +36,7 @@ std::string escape(std::string_view text, OnControl on_control) {
         escaped += fmt::format("&#{};", static_cast<int>(c));
         break;
       default:
-        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) {
+        if (!is_ascii_control(c)) {
           escaped += c;
         } else if (on_control == OnControl::kReplace) {
           escaped += "\uFFFD";

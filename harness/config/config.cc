@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/json_text.h"
+#include "common/printable.h"
 #include "config/metric_path.h"
 #include "config/reserved_vars.h"
 #include "config/units.h"
@@ -164,9 +165,7 @@ class Parser {
   // guest.
   std::string option_string(const Field& field) const {
     std::string value = string(field);
-    auto control = std::find_if(value.begin(), value.end(), [](char c) {
-      return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-    });
+    auto control = std::find_if(value.begin(), value.end(), is_ascii_control);
     if (control != value.end()) {
       error(field, fmt::format("holds the control character {:#04x}, which cannot reach the "
                                "guest; remove it",

@@ -207,7 +207,6 @@ constexpr int kProgressInstructions = 1000;
 // The progress handler: non-zero stops the statement. The signal handlers only record Ctrl-C or
 // SIGTERM, and a query that runs long (a recursive CTE without an end) would not stop otherwise,
 // not even between rows, since one step of count(*) reads them all.
-
 int stop_when_interrupted(void*) {
   return pending_interrupt() != 0 ? 1 : 0;
 }
