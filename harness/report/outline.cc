@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "bisect/statistics.h"
@@ -179,12 +180,27 @@ std::vector<PathRow> path_of(const ReportData& data) {
 }
 
 std::vector<Fact> failures_of(const ReportData& data) {
+  // A boot regression's culprit fails the same way in the search and in its confirmation: one
+  // line with a count, not the same line twice.
   std::vector<Fact> facts;
+  std::vector<int> runs;
   for (const auto& run : data.failed_runs) {
     std::string what = outcome_name(run.outcome);
     // Databases written before the guest's text was cleaned where it enters may hold any byte.
     if (!run.detail.empty()) what += ": " + printable_line(run.detail);
-    facts.push_back({short_id(run.commit), what});
+    Fact fact{short_id(run.commit), what};
+    auto same = std::find_if(facts.begin(), facts.end(), [&](const Fact& seen) {
+      return seen.label == fact.label && seen.value == fact.value;
+    });
+    if (same != facts.end()) {
+      ++runs[same - facts.begin()];
+      continue;
+    }
+    facts.push_back(std::move(fact));
+    runs.push_back(1);
+  }
+  for (size_t i = 0; i < facts.size(); ++i) {
+    if (runs[i] > 1) facts[i].value += fmt::format(" ({} runs)", runs[i]);
   }
   return facts;
 }

@@ -61,6 +61,20 @@ TEST(TextReport, ThePathShowsEveryStepWithItsVerdict) {
                               "build\n"));
 }
 
+// A boot regression's culprit fails in the search and again in its confirmation.
+TEST(TextReport, ACommitThatFailedTheSameWayTwiceIsOneLineWithItsCount) {
+  ReportData data = finished_bisect_report();
+  const RunRecord failed_boot{
+      .commit = C::C2, .outcome = Outcome::kBootFailed, .detail = "no init found"};
+  data.failed_runs = {failed_boot, failed_boot};
+  data.failed_runs.push_back(
+      {.commit = C::C2, .outcome = Outcome::kBootFailed, .detail = "kernel panic"});
+  const std::string text = text_report(data);
+  EXPECT_THAT(text, HasSubstr("not measured:\n"
+                              "  222222222222: boot-failed: no init found (2 runs)\n"
+                              "  222222222222: boot-failed: kernel panic\n"));
+}
+
 // "worse" is the row's median against good's, from the same samples: here the culprit also has
 // three confirmation samples, which its verdict's effect (from the search's three) does not see.
 TEST(TextReport, ThePathsWorseIsFromTheSamplesOfTheMedianBesideIt) {
