@@ -4,6 +4,7 @@
 #include <boost/process/search_path.hpp>
 #include <cctype>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -42,18 +43,34 @@ double seconds_since(Clock::time_point start) {
 }
 
 // Kbuild refuses spaces and ':' in its source and O= paths, and runs O= through $(shell ...):
-// a path with other shell characters would fail every build, or run as a command.
-void check_make_path(const fs::path& path, std::string_view what) {
-  const std::string text = fs::absolute(path).string();
-  auto unsafe = std::find_if(text.begin(), text.end(), [](char c) {
+// a path with other shell characters would fail every build, or run as a command. The bytes of
+// UTF-8 names are fine; so is '~', which neither make nor the shell expands inside a path.
+std::optional<char> kbuild_unsafe_character(const std::string& path) {
+  auto unsafe = std::find_if(path.begin(), path.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) == 0 &&
+           static_cast<unsigned char>(c) < 0x80 &&
            std::string_view("/._+-@~").find(c) == std::string_view::npos;
   });
-  if (unsafe == text.end()) return;
-  fail(
-      "the {} {} holds '{}', which the kernel's make cannot take; choose a workdir (--workdir, or "
-      "workdir: in the config) and kernel.repo path of letters, digits and / . _ + - @ ~",
-      what, text, *unsafe);
+  if (unsafe == path.end()) return std::nullopt;
+  return *unsafe;
+}
+
+std::string character_name(char c) {
+  if (c == ' ') return "a space";
+  if (is_ascii_control(c)) {
+    return fmt::format("the control character {:#04x}", static_cast<int>(c));
+  }
+  return fmt::format("'{}'", c);
+}
+
+void check_make_path(const fs::path& path, std::string_view what) {
+  const std::string text = fs::absolute(path).string();
+  if (auto unsafe = kbuild_unsafe_character(text)) {
+    fail(
+        "the {} {} holds {}, which the kernel's make cannot take; choose a workdir (--workdir, "
+        "or workdir: in the config) of letters, digits and / . _ + - @ ~",
+        what, printable_line(text), character_name(*unsafe));
+  }
 }
 
 void check_request(const BuildRequest& request) {
@@ -208,14 +225,6 @@ void take_entry(BuildResult& result, const CachedBuild& entry) {
   result.log = entry.log;
 }
 
-std::string character_name(char c) {
-  if (c == ' ') return "a space";
-  if (is_ascii_control(c)) {
-    return fmt::format("the control character {:#04x}", static_cast<int>(c));
-  }
-  return fmt::format("'{}'", c);
-}
-
 }  // namespace
 
 int BuildProgress::percent() const {
@@ -229,17 +238,12 @@ const char* to_string(BuildOutcome outcome) {
 
 fs::path kbuild_safe_workdir(const fs::path& workdir) {
   const fs::path path = fs::absolute(workdir).lexically_normal();
-  for (char c : path.string()) {
-    const bool safe = std::isalnum(static_cast<unsigned char>(c)) ||
-                      static_cast<unsigned char>(c) >= 0x80 ||
-                      std::string_view("/._-+@").find(c) != std::string_view::npos;
-    if (!safe) {
-      fail(
-          "the workdir {} holds {}: the kernel's Makefile cannot build under it (kbuild breaks on "
-          "spaces and ':' and passes the path to its shell); give one of letters, digits and "
-          "/ . _ - + @ (the key workdir:, or --workdir)",
-          printable_line(path.string()), character_name(c));
-    }
+  if (auto unsafe = kbuild_unsafe_character(path.string())) {
+    fail(
+        "the workdir {} holds {}: the kernel's Makefile cannot build under it (kbuild breaks on "
+        "spaces and ':' and passes the path to its shell); give one of letters, digits and "
+        "/ . _ + - @ ~ (the key workdir:, or --workdir)",
+        printable_line(path.string()), character_name(*unsafe));
   }
   return path;
 }

@@ -70,6 +70,7 @@ TEST(KbuildSafeWorkdir, RefusesWhatKbuildsShellOrMakeWouldMisread) {
   EXPECT_EQ(kbuild_safe_workdir("/srv/kbisect/work-1.2_a+b@c/../d"), "/srv/kbisect/d");
   EXPECT_EQ(kbuild_safe_workdir("/srv/caf\xc3\xa9"), "/srv/caf\xc3\xa9");
   EXPECT_EQ(kbuild_safe_workdir("rel"), std::filesystem::current_path() / "rel");
+  EXPECT_EQ(kbuild_safe_workdir("/home/me/~work"), "/home/me/~work");
   for (const char* bad : {"/srv/R&D;touch x;#", "/srv/a b", "/srv/a:b", "/srv/$(id)", "/srv/a\nb",
                           "/srv/`id`", "/srv/a'b", "/srv/a\"b", "/srv/a|b", "/srv/a*"}) {
     EXPECT_THROW(kbuild_safe_workdir(bad), Error) << bad;
@@ -277,6 +278,15 @@ TEST(GuestConfigs, TheScenariosFilesystemsAddTheirOptions) {
   EXPECT_EQ(guest_configs_for(scenario),
             (std::vector<fs::path>{kconfig / "guest.config", kconfig / "xfs.config"}));
   for (const fs::path& file : guest_configs_for(scenario)) EXPECT_TRUE(fs::is_regular_file(file));
+}
+
+// The workdir check and the builder's own check of the directories under it are one rule: a
+// workdir the first accepts is not refused by the second at every build.
+TEST_F(BuilderTest, AWorkdirTheCheckAcceptsBuilds) {
+  const fs::path workdir = kbuild_safe_workdir(root_ / "caf\xc3\xa9~1");
+  request_.object_dir = workdir / "obj";
+  BuildResult result = builder_.build(request_);
+  EXPECT_TRUE(result.ok()) << result.log_tail;
 }
 
 TEST_F(BuilderTest, BadRequestsAreErrors) {
