@@ -39,7 +39,7 @@ class Measurer {
   virtual Measurement measure(const MeasureRequest& request) = 0;
 };
 
-// "Revert `commit` on top of `base`": the lead wires this to libgit2's in-memory revert; the
+// "Revert `commit` on top of `base`": cli/bisect_session.cc wires this to git/revert.h; the
 // Measurer then measures `measure_id`. ok = false: a conflict (reason names the files).
 struct RevertPlan {
   bool ok = false;

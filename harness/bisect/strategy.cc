@@ -566,7 +566,7 @@ SearchState without_drift(const SearchState& state) {
 // The default. Visits of min_samples go where they split the culprit probability best; a
 // visit once begun is completed before anything is concluded; the likelihood model is refitted
 // from every settled commit; the endpoints are re-measured, interleaved with the search, up to
-// max_samples.
+// four times max_samples (endpoint_target).
 class AdaptiveStrategy : public PosteriorStrategy {
  public:
   AdaptiveStrategy(BisectSpec spec, MetricSpec metric, double confidence)

@@ -19,8 +19,8 @@
 //             with its nearest good and bad neighbours; different at p <= 0.01, the same above
 //             a threshold for the size of change looked for, else +10 attempts.
 // All but classic, lkp and pinpoint first measure the endpoints until the endpoint check
-// (verdict.h: Mann-Whitney and the kernel shift test) settles that bad is worse than good by
-// at least min_effect.
+// (verdict.h: Mann-Whitney and the kernel shift test, and past max_samples a side the mixture
+// shift test) settles that bad is worse than good by at least min_effect.
 #pragma once
 
 #include <memory>

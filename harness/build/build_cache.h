@@ -1,5 +1,6 @@
 // The content-addressed store of built kernels: root/<key>/ holds bzImage, config, build.log
-// and meta.json, where key = sha256(tree id, sha256 of the final .config, compiler version).
+// and meta.json, where key = sha256(tree id, sha256 of the final .config, compiler version,
+// recipe version: kBuildRecipe in build_cache.cc).
 // An entry appears whole or not at all (written to a temporary directory, then renamed), so a
 // killed build never leaves a half entry; temporary directories of dead processes are swept.
 #pragma once

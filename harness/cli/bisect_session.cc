@@ -357,7 +357,7 @@ nlohmann::json stopped_result(Store* store, int64_t session_id, const std::strin
   if (store && session_id != 0) {
     for (const auto& entry : store->journal_of(session_id)) samples += entry.kind == "sample";
     for (const auto& step : store->steps_of(session_id)) {
-      if (step.role == "search") judged.insert(step.commit);
+      if (step.phase == "search") judged.insert(step.commit);
     }
     for (const auto& verdict : store->verdicts_of(session_id)) {
       if (verdict.verdict == Verdict::kSkip) judged.erase(verdict.commit);

@@ -132,13 +132,13 @@ StoreJournal::StoreJournal(Store& store, Events& events, const StoringMeasurer& 
   }
 }
 
-void StoreJournal::add_step_once(const JournalEntry& entry, const std::string& role) {
+void StoreJournal::add_step_once(const JournalEntry& entry, const std::string& phase) {
   if (step_of_commit_.contains(entry.commit)) return;
   StepRecord step;
   step.session_id = session_id_;
   step.step = ++steps_;
   step.commit = entry.commit;
-  step.role = role;
+  step.phase = phase;
   step.candidates_left = entry.candidates_left;
   store_.add_step(step);
   step_of_commit_.emplace(entry.commit, step.step);

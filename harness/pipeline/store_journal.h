@@ -25,7 +25,7 @@ class StoreJournal : public SessionJournal {
   std::vector<JournalEntry> replay() const override;
 
  private:
-  void add_step_once(const JournalEntry& entry, const std::string& role);
+  void add_step_once(const JournalEntry& entry, const std::string& phase);
   // The step that first measured `commit`; none for a commit measured through an alias.
   std::optional<int> step_of(const std::string& commit) const;
   // Stores `verdict` for `commit`, under the commit's step.

@@ -122,7 +122,7 @@ TEST(HtmlReport, APartialSessionPlotsWhatItHas) {
   for (double value : {10.0, 11.0}) {
     data.samples.push_back({.commit = C::G, .metrics = {{"read.iops", value}}});
   }
-  data.steps.push_back({.step = 1, .commit = C::G, .role = "search"});
+  data.steps.push_back({.step = 1, .commit = C::G, .phase = "search"});
   const std::string html = html_report(data);
   EXPECT_EQ(count(html, "class=\"sample v-good\""), 2u);       // the commit plot
   EXPECT_EQ(count(html, "class=\"sample side-before\""), 2u);  // good's side of bad vs good

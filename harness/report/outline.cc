@@ -149,7 +149,7 @@ std::vector<PathRow> path_of(const ReportData& data) {
     PathRow row;
     row.step = step.step;
     row.commit = step.commit;
-    row.phase = step.role;
+    row.phase = step.phase;
     row.verdict = verdict_of(data, step.commit);
     row.subject = subject_of(data, step.commit);
     auto values = values_of(data, step.commit, metric);

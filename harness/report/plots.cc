@@ -167,7 +167,7 @@ std::string path_plot(const ReportData& data) {
     const std::string verdict = verdict_of(data, step.commit);
     svg.circle(x, at, 5.5, "step " + verdict_class(verdict),
                fmt::format("step {}: {} {} ({}, {})", step.step, short_id(step.commit),
-                           subject_of(data, step.commit), step.role,
+                           subject_of(data, step.commit), step.phase,
                            verdict.empty() ? "no verdict" : verdict));
     svg.text(x, at - 9, short_id(step.commit).substr(0, 7), "point-label",
              SvgWriter::Anchor::kMiddle);

@@ -104,7 +104,7 @@ class StoredSessionTest : public ::testing::Test {
     store_->add_step({.session_id = session,
                       .step = static_cast<int>(stepped_.size()),
                       .commit = commit,
-                      .role = phase});
+                      .phase = phase});
   }
 
   void verdict(int64_t session, const std::string& commit, Verdict kind, const std::string& phase) {

@@ -84,14 +84,14 @@ ReportData finished_bisect_report() {
   add_samples(data, C::C1, {1003, 995, 1010});
   add_samples(data, C::R, {1001, 990, 1012});
   int step = 0;
-  for (const auto& [commit, role] :
+  for (const auto& [commit, phase] :
        std::vector<std::pair<std::string, std::string>>{{C::G, "search"},
                                                         {C::B, "search"},
                                                         {C::C3, "search"},
                                                         {C::C2, "search"},
                                                         {C::C1, "search"},
                                                         {C::R, "confirm"}}) {
-    data.steps.push_back({.step = ++step, .commit = commit, .role = role});
+    data.steps.push_back({.step = ++step, .commit = commit, .phase = phase});
   }
   data.verdicts.push_back(a_verdict(C::C3, Verdict::kSkip, 1, 0, 0));
   data.verdicts.back().p_mwu.reset();

@@ -32,7 +32,7 @@ class QueryTest : public ::testing::Test {
     session.scenario = "demo";
     session.bad_ref = "HEAD";
     session_ = store.create_session(session);
-    store.add_step({.session_id = session_, .step = 1, .commit = "c0ffee1", .role = "candidate"});
+    store.add_step({.session_id = session_, .step = 1, .commit = "c0ffee1", .phase = "search"});
     store.add_verdict({.session_id = session_,
                        .step = 1,
                        .commit = "c0ffee1",
@@ -40,7 +40,7 @@ class QueryTest : public ::testing::Test {
                        .p_mwu = 0.001,
                        .samples = 3,
                        .phase = "search"});
-    store.add_step({.session_id = session_, .step = 2, .commit = "b0rked", .role = "search"});
+    store.add_step({.session_id = session_, .step = 2, .commit = "b0rked", .phase = "search"});
     store.add_verdict({.session_id = session_,
                        .step = 2,
                        .commit = "b0rked",

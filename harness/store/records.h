@@ -17,7 +17,8 @@ struct BuildRecord {
   int64_t id = 0;
   std::string commit;
   std::string tree_id;
-  std::string config_hash;  // sha256 of the final kernel .config (the build cache key)
+  std::string config_hash;  // sha256 of the final kernel .config (not the scenario_hash() of
+                            // the samples' config_hash)
   std::string compiler;     // e.g. "gcc (Debian 12.2.0-14) 12.2.0"
   std::optional<std::string> image_sha256;  // set when the build succeeded
   Outcome outcome = Outcome::kOk;           // kOk or kBuildFailed
@@ -98,7 +99,7 @@ struct StepRecord {
   int64_t session_id = 0;
   int step = 0;  // 1, 2, ... within the session
   std::string commit;
-  std::string role;         // candidate | good | bad | confirm-parent | confirm-revert ...
+  std::string phase;        // search | confirm: the phase that first measured it (column role)
   int candidates_left = 0;  // candidates still in the range when this step was chosen
   std::string created_at;
 };

@@ -410,7 +410,7 @@ int64_t Store::add_step(const StepRecord& step) {
   Statement insert(db(),
                    "INSERT INTO steps (session_id, step, commit_id, role, candidates_left) "
                    "VALUES (?1, ?2, ?3, ?4, ?5)");
-  insert.bind(step.session_id, step.step, step.commit, step.role, step.candidates_left).run();
+  insert.bind(step.session_id, step.step, step.commit, step.phase, step.candidates_left).run();
   int64_t id = sqlite3_last_insert_rowid(db());
   transaction.commit();
   return id;
@@ -444,7 +444,7 @@ std::vector<StepRecord> Store::steps_of(int64_t session_id) {
     step.session_id = query.int64(1);
     step.step = static_cast<int>(query.int64(2));
     step.commit = query.text(3);
-    step.role = query.text(4);
+    step.phase = query.text(4);
     step.candidates_left = static_cast<int>(query.int64(5));
     step.created_at = query.text(6);
     steps.push_back(std::move(step));

@@ -137,7 +137,7 @@ TEST_F(StoreTest, UpgradeGivesStoredSkipsTheirReason) {
   {
     Store store(db_path_);
     session = store.create_session(SessionRecord{});
-    store.add_step({.session_id = session, .step = 1, .commit = "c1", .role = "search"});
+    store.add_step({.session_id = session, .step = 1, .commit = "c1", .phase = "search"});
     store.add_verdict({.session_id = session,
                        .step = 1,
                        .commit = "c1",
@@ -412,9 +412,9 @@ TEST_F(StoreTest, SessionsStepsAndVerdicts) {
   EXPECT_EQ(store.candidates_of(id), (std::vector<std::string>{"c2", "c1"}));
 
   store.add_step(
-      {.session_id = id, .step = 1, .commit = "c2", .role = "candidate", .candidates_left = 2});
+      {.session_id = id, .step = 1, .commit = "c2", .phase = "search", .candidates_left = 2});
   store.add_step(
-      {.session_id = id, .step = 2, .commit = "c1", .role = "candidate", .candidates_left = 1});
+      {.session_id = id, .step = 2, .commit = "c1", .phase = "search", .candidates_left = 1});
   EXPECT_THROW(store.add_step({.session_id = id, .step = 2, .commit = "c9"}), Error);  // step taken
   store.add_verdict({.session_id = id,
                      .step = 1,

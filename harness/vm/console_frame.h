@@ -1,8 +1,9 @@
 // The host side of the guest-to-host protocol on the serial console. The guest init
 // (vmimages/guest/init) writes, each on its own line:
-//   KBISECT-PROGRESS <phase>                      init, device, mkfs-done, mounted,
-//   workload-started KBISECT-BEGIN <kind> <length> <sha256-hex>    then the payload in base64
-//   lines: KBISECT-DATA <base64> KBISECT-END <kind>
+//   KBISECT-PROGRESS <phase>      phase: init, device, mkfs-done, mounted, workload-started
+//   KBISECT-BEGIN <kind> <length> <sha256-hex>
+//   KBISECT-DATA <base64>         the payload, in as many lines as it takes
+//   KBISECT-END <kind>
 // The guest and the kernel under test are untrusted, and kernel messages interleave with the
 // frames: lines without a marker are ignored, and a frame counts only when its length and
 // checksum match and it stays under the payload cap. Everything kept is bounded.

@@ -1,6 +1,6 @@
 // One VM, fully decided: what both runners turn into a QEMU command line or a libvirt domain.
-// Built from the scenario by make_vm_plan, which also prepares the test device (sparse
-// backing file, cache mode) and checks a passthrough device before anything starts.
+// Built from a RunRequest by run_vm (vm_run.cc); prepare_backing_file and check_passthrough
+// below are the device steps it and the runners take.
 #pragma once
 
 #include <filesystem>
