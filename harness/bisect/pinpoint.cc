@@ -58,9 +58,9 @@ PinpointComparison pinpoint_compare(std::span<const double> a, std::span<const d
   const double magnitude_iqr = spread > 0 ? std::abs(magnitude) / spread : 1000;  // no spread
   const size_t attempts = (a.size() + b.size()) / 2;  // a side, as Pinpoint counts them
   if (comparison.p_value <= kDifferentAt) {
-    comparison.result = Comparison::kDifferent;
+    comparison.result = PinpointResult::kDifferent;
   } else if (comparison.p_value > pinpoint_same_threshold(magnitude_iqr, attempts)) {
-    comparison.result = Comparison::kSame;
+    comparison.result = PinpointResult::kSame;
   }
   return comparison;
 }

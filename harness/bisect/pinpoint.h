@@ -10,10 +10,10 @@
 
 namespace kbisect {
 
-enum class Comparison { kSame, kDifferent, kUnknown };
+enum class PinpointResult { kSame, kDifferent, kUnknown };
 
 struct PinpointComparison {
-  Comparison result = Comparison::kUnknown;
+  PinpointResult result = PinpointResult::kUnknown;
   double p_value = 1;
 };
 

@@ -34,19 +34,19 @@ std::vector<double> values(int count, double from) {
 TEST(PinpointCompare, DifferentSameOrUnknown) {
   // Ten values a side, spread (IQR) 4.5, looking for a change of 4.5.
   PinpointComparison apart = pinpoint_compare(values(10, 0), values(10, 20), 4.5);
-  EXPECT_EQ(apart.result, Comparison::kDifferent);
+  EXPECT_EQ(apart.result, PinpointResult::kDifferent);
   EXPECT_LE(apart.p_value, 0.01);
 
   PinpointComparison alike = pinpoint_compare(values(10, 0), values(10, 0), 4.5);
-  EXPECT_EQ(alike.result, Comparison::kSame);
+  EXPECT_EQ(alike.result, PinpointResult::kSame);
 
   // p between 0.01 and the threshold for 10 values (about 0.5): 10 more attempts.
   PinpointComparison between = pinpoint_compare(values(10, 0), values(10, 3), 4.5);
   EXPECT_GT(between.p_value, 0.01);
   EXPECT_LT(between.p_value, pinpoint_same_threshold(1.0, 10));
-  EXPECT_EQ(between.result, Comparison::kUnknown);
+  EXPECT_EQ(between.result, PinpointResult::kUnknown);
   // The same samples, looking for a change of 4 IQR: decided at once.
-  EXPECT_EQ(pinpoint_compare(values(10, 0), values(10, 3), 18).result, Comparison::kSame);
+  EXPECT_EQ(pinpoint_compare(values(10, 0), values(10, 3), 18).result, PinpointResult::kSame);
 }
 
 }  // namespace

@@ -293,12 +293,12 @@ class PinpointStrategy : public GitLikeStrategy {
     const size_t attempts = static_cast<size_t>(attempts_);
     if (!endpoints_have(state, attempts)) return measure_endpoints_to(state, attempts);
     PinpointComparison comparison = compare(state, state.good, state.of(0));
-    if (comparison.result == Comparison::kUnknown) return more_of(state, kGoodEndpoint, 0);
+    if (comparison.result == PinpointResult::kUnknown) return more_of(state, kGoodEndpoint, 0);
     EndpointCheck check;
     check.p_value = comparison.p_value;
     double change = relative_change(state.good, state.of(0));
     check.effect = metric_.better == Better::kHigher ? -change : change;
-    if (comparison.result == Comparison::kDifferent && check.effect > 0) {
+    if (comparison.result == PinpointResult::kDifferent && check.effect > 0) {
       check.kind = VerdictKind::kBad;
     } else {
       check.kind = VerdictKind::kGood;
@@ -318,13 +318,13 @@ class PinpointStrategy : public GitLikeStrategy {
     const int bad = settled.bad;
     const int good = settled.goods.empty() ? kGoodEndpoint : settled.goods.back();
     PinpointComparison after = compare(state, samples, state.of(bad));
-    if (after.result == Comparison::kUnknown) return more_of(state, commit, bad);
+    if (after.result == PinpointResult::kUnknown) return more_of(state, commit, bad);
     PinpointComparison before = compare(state, state.of(good), samples);
-    if (before.result == Comparison::kUnknown) return more_of(state, good, commit);
+    if (before.result == PinpointResult::kUnknown) return more_of(state, good, commit);
     CommitVerdict verdict = evidence(state, commit);
     // Where Pinpoint would go on in both halves (both different) or in neither (both the
     // same), the smaller p decides: a bisection needs one answer.
-    bool bad_side = before.result == Comparison::kDifferent;
+    bool bad_side = before.result == PinpointResult::kDifferent;
     if (before.result == after.result) bad_side = before.p_value < after.p_value;
     verdict.kind = bad_side ? VerdictKind::kBad : VerdictKind::kGood;
     return verdict_action(commit, verdict);

@@ -116,11 +116,11 @@ class PinpointSearch : public ::testing::Test {
 
 // While a comparison is unknown, the change with fewer attempts gets 10 more.
 TEST_F(PinpointSearch, AnUnknownComparisonGetsTenMoreAttemptsOnTheChangeWithFewer) {
-  ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3).result, Comparison::kUnknown);
+  ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3).result, PinpointResult::kUnknown);
   expect_attempts(pinpoint->next(state), kGoodEndpoint);
 
   state.good = evenly(20, 900, 0.5);
-  ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3.25).result, Comparison::kUnknown);
+  ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3.25).result, PinpointResult::kUnknown);
   expect_attempts(pinpoint->next(state), 0);
 }
 

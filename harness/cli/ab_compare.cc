@@ -20,7 +20,7 @@
 namespace kbisect {
 namespace {
 
-struct MetricComparison {
+struct AbMetricRow {
   std::string metric;
   std::vector<double> a, b;
   double change = 0;  // relative change of the median, B against A
@@ -31,7 +31,7 @@ struct MetricComparison {
 
 // What the row's test says. Not significant is not "the same": with too few samples no
 // difference could have been significant, and a significant one may be below min_effect.
-std::string finding(const MetricComparison& row, const BisectSpec& spec) {
+std::string finding(const AbMetricRow& row, const BisectSpec& spec) {
   if (row.significant) return "significant";
   if (std::isnan(row.change)) return "A's median is 0: no relative change";
   if (row.smallest_p > spec.alpha) return "too few samples";
@@ -41,7 +41,7 @@ std::string finding(const MetricComparison& row, const BisectSpec& spec) {
 
 // One pair's measurements: the comparison per metric and the runs of each side.
 struct PairResult {
-  std::vector<MetricComparison> rows;
+  std::vector<AbMetricRow> rows;
   std::vector<int64_t> a_runs, b_runs;
 };
 
@@ -49,7 +49,7 @@ std::string variant_name(const Variant* variant) {
   return variant ? variant->name : "";
 }
 
-void print_table(const std::vector<MetricComparison>& rows, const BisectSpec& spec, const AbSide& a,
+void print_table(const std::vector<AbMetricRow>& rows, const BisectSpec& spec, const AbSide& a,
                  const AbSide& b) {
   fmt::print("{:<40} {:>14} {:>8} {:>14} {:>8} {:>9} {:>9}  {}\n", "metric", "A median", "%stddev",
              "B median", "%stddev", "%change", "p", "");
@@ -93,7 +93,7 @@ SessionRecord session_of(const Scenario& scenario, SessionKind kind,
 
 // Measures one side once; returns whether the sample was ok.
 bool measure_side(CommandContext& context, CommitMeasurer& measurer, const AbSide& side,
-                  int64_t session_id, std::vector<MetricComparison>& rows, bool is_a,
+                  int64_t session_id, std::vector<AbMetricRow>& rows, bool is_a,
                   std::vector<int64_t>& run_ids) {
   throw_if_interrupted();
   MeasuredRun run = measurer.measure(side.commit, side.variant, session_id);
@@ -117,7 +117,7 @@ bool measure_side(CommandContext& context, CommitMeasurer& measurer, const AbSid
   return true;
 }
 
-nlohmann::json judge(const Scenario& scenario, std::vector<MetricComparison>& rows) {
+nlohmann::json judge(const Scenario& scenario, std::vector<AbMetricRow>& rows) {
   nlohmann::json result = nlohmann::json::array();
   for (auto& row : rows) {
     if (row.a.empty() || row.b.empty()) continue;

@@ -32,22 +32,22 @@ namespace {
 
 // The exit codes are a contract for cron and systemd (README "Nightly"); 1 is any error and
 // 128+N an interrupt, as for every subcommand.
-enum class Outcome {
+enum class NightlyOutcome {
   kNoChange = 0,              // the tip is as good as the baseline (or nothing is new)
   kRegressionBisected = 2,    // the tip regressed; the bisection named the culprit
   kRegressionIncomplete = 3,  // the tip regressed; the bisection could not finish
   kBusy = 4,                  // another nightly of this scenario holds the lock
 };
 
-const char* outcome_name(Outcome outcome) {
+const char* nightly_outcome_name(NightlyOutcome outcome) {
   switch (outcome) {
-    case Outcome::kNoChange:
+    case NightlyOutcome::kNoChange:
       return "no-change";
-    case Outcome::kRegressionBisected:
+    case NightlyOutcome::kRegressionBisected:
       return "regression-bisected";
-    case Outcome::kRegressionIncomplete:
+    case NightlyOutcome::kRegressionIncomplete:
       return "regression-incomplete";
-    case Outcome::kBusy:
+    case NightlyOutcome::kBusy:
       return "busy";
   }
   return "?";
@@ -161,13 +161,13 @@ void store_new_baseline(Store& store, const Scenario& scenario, const SessionRec
 }
 
 // Baseline against tip as a bisect session; fills `report` and returns the outcome.
-Outcome compare_and_bisect(CommandContext& context, const Repository& repo,
-                           const Baseline& baseline, const std::string& tip, int64_t nightly_id,
-                           nlohmann::json& report) {
+NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& repo,
+                                  const Baseline& baseline, const std::string& tip,
+                                  int64_t nightly_id, nlohmann::json& report) {
   const Scenario& scenario = context.scenario;
   if (tip == baseline.commit) {
     report["message"] = "no new commits since the baseline: nothing to measure";
-    return Outcome::kNoChange;
+    return NightlyOutcome::kNoChange;
   }
   if (!repo.is_ancestor(baseline.commit, tip)) {
     fail(
@@ -209,23 +209,23 @@ Outcome compare_and_bisect(CommandContext& context, const Repository& repo,
   if (verdict == "no-regression") {
     store_new_baseline(context.store, scenario, run.session, tip, nightly_id, report);
     report["message"] = run.result.value("message", "");
-    return Outcome::kNoChange;
+    return NightlyOutcome::kNoChange;
   }
-  if (verdict == "found") return Outcome::kRegressionBisected;
+  if (verdict == "found") return NightlyOutcome::kRegressionBisected;
   if (verdict == "only-skipped" || regression_established(context.store, run.session.id)) {
-    return Outcome::kRegressionIncomplete;
+    return NightlyOutcome::kRegressionIncomplete;
   }
   fail("cannot compare the tip with the baseline: {} (bisect session {})",
        run.result.value("message", verdict), run.session.id);
 }
 
-void print_report(const nlohmann::json& report, Outcome outcome) {
-  fmt::print("\nnightly {}: {}\n", report["nightly"].get<int64_t>(), outcome_name(outcome));
+void print_report(const nlohmann::json& report, NightlyOutcome outcome) {
+  fmt::print("\nnightly {}: {}\n", report["nightly"].get<int64_t>(), nightly_outcome_name(outcome));
   fmt::print("tip {} of {} against baseline {} ({})\n", report["tip"].get<std::string>(),
              report["branch"].get<std::string>(), report["baseline"].get<std::string>(),
              report["baseline_source"].get<std::string>());
   switch (outcome) {
-    case Outcome::kNoChange:
+    case NightlyOutcome::kNoChange:
       if (report.contains("new_baseline")) {
         const auto& baseline = report["new_baseline"];
         fmt::print("the tip {} is the new baseline: {} median {:.6g} (MAD {:.3g}, {} samples)\n",
@@ -236,17 +236,17 @@ void print_report(const nlohmann::json& report, Outcome outcome) {
         fmt::print("{}\n", report["message"].get<std::string>());
       }
       break;
-    case Outcome::kRegressionBisected:
+    case NightlyOutcome::kRegressionBisected:
       fmt::print("regression: culprit {} {}\n", report["bisect"]["culprit"].get<std::string>(),
                  report["bisect"].value("subject", ""));
       fmt::print("report: {}\n", report["report"].get<std::string>());
       break;
-    case Outcome::kRegressionIncomplete:
+    case NightlyOutcome::kRegressionIncomplete:
       fmt::print("regression, but the bisection did not name a culprit: {}\n",
                  report["bisect"].value("message", report["bisect"]["verdict"].dump()));
       fmt::print("report: {}\n", report["report"].get<std::string>());
       break;
-    case Outcome::kBusy:
+    case NightlyOutcome::kBusy:
       break;
   }
 }
@@ -255,13 +255,13 @@ int refuse_busy(const GlobalOptions& globals, const LockHeld& held) {
   fmt::print(stderr, "kbisect: nightly: another nightly of this scenario is running: {}\n",
              held.what());
   if (globals.json) {
-    fmt::print("{}\n", nlohmann::json{{"verdict", outcome_name(Outcome::kBusy)},
-                                      {"exit_code", static_cast<int>(Outcome::kBusy)},
+    fmt::print("{}\n", nlohmann::json{{"verdict", nightly_outcome_name(NightlyOutcome::kBusy)},
+                                      {"exit_code", static_cast<int>(NightlyOutcome::kBusy)},
                                       {"holder", holder_json(held.holder())},
                                       {"message", held.what()}}
                            .dump());
   }
-  return static_cast<int>(Outcome::kBusy);
+  return static_cast<int>(NightlyOutcome::kBusy);
 }
 
 // Called with the scenario's lock held: a nightly of it still "running" is one whose process was
@@ -336,7 +336,7 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
   const int64_t nightly_id =
       context.store.create_session(nightly_session(scenario, ref, tip, baseline));
   report["nightly"] = nightly_id;
-  const Outcome outcome = [&] {
+  const NightlyOutcome outcome = [&] {
     try {
       return compare_and_bisect(context, repo, baseline, tip, nightly_id, report);
     } catch (const Error& error) {  // Interrupted too: this nightly did not finish
@@ -345,7 +345,7 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
       throw;
     }
   }();
-  report["verdict"] = outcome_name(outcome);
+  report["verdict"] = nightly_outcome_name(outcome);
   report["exit_code"] = static_cast<int>(outcome);
   context.store.finish_session(nightly_id, SessionStatus::kDone, json_text(report));
   if (globals.json) {
