@@ -72,12 +72,6 @@ std::string pci_address_xml(const std::string& pci) {
                      xml_escape(pci.substr(8, 2)), xml_escape(pci.substr(11, 1)));
 }
 
-std::string qemu_option_value(const fs::path& path) {
-  std::string text;
-  for (char c : path.string()) text += c == ',' ? std::string(",,") : std::string(1, c);
-  return text;
-}
-
 std::optional<std::string> user_name(uid_t uid) {
   passwd entry;
   passwd* user = nullptr;
@@ -243,15 +237,11 @@ std::string domain_xml(const VmPlan& plan, const fs::path& console_log) {
   }
   xml += "  </devices>\n";
   if (plan.has_backing_file()) {
-    xml += fmt::format(
-        "  <qemu:commandline>\n"
-        "    <qemu:arg value='-drive'/>\n"
-        "    <qemu:arg value='{}'/>\n"
-        "    <qemu:arg value='-device'/>\n"
-        "    <qemu:arg value='nvme,serial=kbisect0,drive=nvm'/>\n"
-        "  </qemu:commandline>\n",
-        xml_escape(fmt::format("file={},if=none,id=nvm,format=raw,cache={}",
-                               qemu_option_value(plan.disk_image), plan.disk_cache)));
+    xml += "  <qemu:commandline>\n";
+    for (const auto& arg : emulated_nvme_args(plan)) {
+      xml += fmt::format("    <qemu:arg value='{}'/>\n", xml_escape(arg));
+    }
+    xml += "  </qemu:commandline>\n";
   }
   return xml + "</domain>\n";
 }

@@ -17,13 +17,6 @@ namespace {
 // The most of QEMU's last output line a failure's detail quotes.
 constexpr size_t kMaxQemuLine = 300;
 
-// QEMU's option parser splits on commas; a literal comma is written twice.
-std::string option_value(const fs::path& path) {
-  std::string text;
-  for (char c : path.string()) text += c == ',' ? std::string(",,") : std::string(1, c);
-  return text;
-}
-
 int read_pid(const fs::path& pidfile) {
   try {
     return std::stoi(read_file(pidfile));
@@ -89,10 +82,8 @@ std::vector<std::string> qemu_argv(const VmPlan& plan, const fs::path& pidfile) 
       plan.cmdline,
   };
   if (plan.has_backing_file()) {
-    argv.insert(argv.end(), {"-drive",
-                             fmt::format("file={},if=none,id=nvm,format=raw,cache={}",
-                                         option_value(plan.disk_image), plan.disk_cache),
-                             "-device", "nvme,serial=kbisect0,drive=nvm"});
+    const auto drive = emulated_nvme_args(plan);
+    argv.insert(argv.end(), drive.begin(), drive.end());
   } else if (plan.device == DeviceKind::kNvmePassthrough) {
     argv.insert(argv.end(), {"-device", "vfio-pci,host=" + plan.pci_address});
   }

@@ -74,6 +74,15 @@ void check_not_in_use(const fs::path& device_dir, const fs::path& root, const st
 
 }  // namespace
 
+std::vector<std::string> emulated_nvme_args(const VmPlan& plan) {
+  // QEMU's option parser splits on commas; a literal comma is written twice.
+  std::string file;
+  for (char c : plan.disk_image.string()) file += c == ',' ? std::string(",,") : std::string(1, c);
+  return {"-drive",
+          fmt::format("file={},if=none,id=nvm,format=raw,cache={}", file, plan.disk_cache),
+          "-device", "nvme,serial=kbisect0,drive=nvm"};
+}
+
 std::string next_vm_name() {
   static std::atomic<int> counter{0};
   return fmt::format("kbisect-{}-{}", ::getpid(), ++counter);

@@ -33,6 +33,10 @@ struct VmPlan {
   }
 };
 
+// The QEMU arguments of the emulated NVMe drive on `plan.disk_image` (has_backing_file()):
+// -drive ... -device nvme,...; the libvirt domain passes the same through <qemu:commandline>.
+std::vector<std::string> emulated_nvme_args(const VmPlan& plan);
+
 // "kbisect-<pid>-<n>", n counting up in this process.
 std::string next_vm_name();
 // The pid in a kbisect VM name, or 0 when the name is not one of ours.
