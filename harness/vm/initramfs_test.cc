@@ -12,6 +12,7 @@
 #include "common/file.h"
 #include "common/process.h"
 #include "common/temp_dir.h"
+#include "config/reserved_vars.h"
 #include "vm/cpio.h"
 
 namespace kbisect {
@@ -162,6 +163,11 @@ TEST(GuestEnvironment, IsWhatTheInitAndRunEnvExport) {
   EXPECT_EQ(exported, expected);
   EXPECT_EQ(exported.at("KBISECT_DIR"), "/mnt/test");
   EXPECT_EQ(exported.at("ODD"), "a b'c");
+  // The config refuses workload variables of these names (config/reserved_vars.cc): run.env
+  // would replace what the guest set itself.
+  for (const auto& [name, value] : exported) {
+    EXPECT_TRUE(run.vars.contains(name) || is_reserved_var(name)) << name;
+  }
 }
 
 TEST(Initramfs, BaseImageIsCachedAndHoldsToolsWithTheirLibraries) {
