@@ -10,7 +10,6 @@
 // old baseline measurement would turn host drift into regressions.
 #include <fmt/format.h>
 
-#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "bisect/statistics.h"

@@ -8,7 +8,10 @@
 #include "vm/vm_plan.h"
 
 namespace kbisect {
+namespace {
 
+// The static kdio binary for the guest: $KBISECT_KDIO if set, else the one built with this
+// kbisect.
 std::filesystem::path kdio_binary() {
   std::filesystem::path path = KBISECT_KDIO_BINARY;
   if (const char* from_environment = std::getenv("KBISECT_KDIO")) path = from_environment;
@@ -20,6 +23,8 @@ std::filesystem::path kdio_binary() {
   }
   return path;
 }
+
+}  // namespace
 
 std::unique_ptr<Runner> make_runner(const Scenario& scenario, const std::filesystem::path& workdir,
                                     Events* events) {

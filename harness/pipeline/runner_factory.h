@@ -11,10 +11,6 @@
 
 namespace kbisect {
 
-// The static kdio binary for the guest: $KBISECT_KDIO if set, else the one built with this
-// kbisect.
-std::filesystem::path kdio_binary();
-
 std::unique_ptr<Runner> make_runner(const Scenario& scenario, const std::filesystem::path& workdir,
                                     Events* events);
 

@@ -6,6 +6,9 @@
 #include "store/metrics.h"
 
 namespace kbisect {
+namespace {
+
+// How the session sees a run's outcome.
 MeasureStatus status_of(Outcome outcome) {
   switch (outcome) {
     case Outcome::kOk:
@@ -21,8 +24,6 @@ MeasureStatus status_of(Outcome outcome) {
   }
   return MeasureStatus::kOtherFailure;
 }
-
-namespace {
 
 Outcome outcome_of(MeasureStatus status) {
   switch (status) {

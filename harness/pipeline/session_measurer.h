@@ -18,9 +18,6 @@
 
 namespace kbisect {
 
-// How the session sees a run's outcome.
-MeasureStatus status_of(Outcome outcome);
-
 // A run that a killed process stored but did not journal answers the resumed session's first
 // request for its commit: the resumed session's state is the journal's, so that is the
 // measurement it asks for next, in the phase it was taken for; the run is neither lost nor

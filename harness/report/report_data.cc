@@ -149,6 +149,10 @@ nlohmann::json session_options(const ReportData& data) {
   return options.is_object() ? options : nlohmann::json::object();
 }
 
+namespace {
+
+// The metric a bisection judged by (its options' judged_by.metric), which the report shows
+// first whatever the scenario names now; nullopt for other sessions and older ones.
 std::optional<std::string> judged_metric(const ReportData& data) {
   const nlohmann::json options = session_options(data);
   auto judged_by = options.find("judged_by");
@@ -157,6 +161,8 @@ std::optional<std::string> judged_metric(const ReportData& data) {
   if (metric == judged_by->end() || !metric->is_string()) return std::nullopt;
   return metric->get<std::string>();
 }
+
+}  // namespace
 
 std::vector<std::string> judged_first(const ReportData& data, std::vector<std::string> metrics) {
   const auto judged = judged_metric(data);

@@ -82,10 +82,6 @@ std::vector<VariantPair> compared_variants(const ReportData& data);
 // The session's stored options (an empty object when they are not one).
 nlohmann::json session_options(const ReportData& data);
 
-// The metric a bisection judged by (its options' judged_by.metric), which the report shows
-// first whatever the scenario names now; nullopt for other sessions and older ones.
-std::optional<std::string> judged_metric(const ReportData& data);
-
 // `metrics` with the judged metric first, when the samples have it.
 std::vector<std::string> judged_first(const ReportData& data, std::vector<std::string> metrics);
 

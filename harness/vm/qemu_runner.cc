@@ -25,6 +25,28 @@ int read_pid(const fs::path& pidfile) {
   }
 }
 
+// Kills QEMU processes recorded in <workdir>/vms whose kbisect process is gone; returns how
+// many it killed.
+int sweep_stale_qemu(const fs::path& workdir) {
+  int killed = 0;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(workdir / "vms", error)) {
+    if (entry.path().extension() != ".pid") continue;
+    std::string name = entry.path().stem().string();
+    int owner = vm_name_pid(name);
+    if (owner == 0 || process_exists(owner)) continue;
+    int qemu = read_pid(entry.path());
+    // Only a process that is this VM's QEMU: its command line names the VM.
+    std::string cmdline = read_file_if_present(fmt::format("/proc/{}/cmdline", qemu)).value_or("");
+    if (qemu > 0 && cmdline.find(name + ",debug-threads=on") != std::string::npos &&
+        ::kill(qemu, SIGKILL) == 0) {
+      ++killed;
+    }
+    fs::remove(entry.path(), error);
+  }
+  return killed;
+}
+
 }  // namespace
 
 size_t pin_vcpus(int qemu_pid, const std::vector<int>& host_cpus) {
@@ -88,26 +110,6 @@ std::vector<std::string> qemu_argv(const VmPlan& plan, const fs::path& pidfile) 
     argv.insert(argv.end(), {"-device", "vfio-pci,host=" + plan.pci_address});
   }
   return argv;
-}
-
-int sweep_stale_qemu(const fs::path& workdir) {
-  int killed = 0;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(workdir / "vms", error)) {
-    if (entry.path().extension() != ".pid") continue;
-    std::string name = entry.path().stem().string();
-    int owner = vm_name_pid(name);
-    if (owner == 0 || process_exists(owner)) continue;
-    int qemu = read_pid(entry.path());
-    // Only a process that is this VM's QEMU: its command line names the VM.
-    std::string cmdline = read_file_if_present(fmt::format("/proc/{}/cmdline", qemu)).value_or("");
-    if (qemu > 0 && cmdline.find(name + ",debug-threads=on") != std::string::npos &&
-        ::kill(qemu, SIGKILL) == 0) {
-      ++killed;
-    }
-    fs::remove(entry.path(), error);
-  }
-  return killed;
 }
 
 std::string QemuBackend::host_name() {

@@ -18,10 +18,6 @@ std::vector<std::string> qemu_argv(const VmPlan& plan, const std::filesystem::pa
 // debug-threads=on) to its host CPU; returns how many it found.
 size_t pin_vcpus(int qemu_pid, const std::vector<int>& host_cpus);
 
-// Kills QEMU processes recorded in <workdir>/vms whose kbisect process is gone; returns how
-// many it killed.
-int sweep_stale_qemu(const std::filesystem::path& workdir);
-
 class QemuBackend : public VmBackend {
  public:
   explicit QemuBackend(const RunnerContext& context) : context_(context) {}
