@@ -9,6 +9,7 @@
 #include <set>
 #include <span>
 
+#include "bisect/aliases.h"
 #include "common/error.h"
 
 namespace kbisect {
@@ -117,14 +118,7 @@ class Session {
     return commit == kGoodEndpoint ? input_.good : input_.graph->nodes.at(commit).id;
   }
 
-  std::string resolve(std::string id) const {
-    for (int hops = 0; hops < 64; ++hops) {
-      auto alias = aliases_.find(id);
-      if (alias == aliases_.end()) break;
-      id = alias->second;
-    }
-    return id;
-  }
+  std::string resolve(const std::string& id) const { return follow_aliases(aliases_, id); }
 
   void record(const JournalEntry& entry) {
     journal_.append(entry);

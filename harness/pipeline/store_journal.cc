@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "bisect/aliases.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 
@@ -260,16 +261,12 @@ std::vector<JournalEntry> StoreJournal::replay() const {
 }
 
 // Builds would not tell: another scenario may have built the commit since.
-std::string measured_as(Store& store, int64_t session_id, std::string commit) {
-  const std::vector<JournalRecord> journal = store.journal_of(session_id);
-  for (size_t hops = 0; hops <= journal.size(); ++hops) {
-    auto alias = std::find_if(journal.begin(), journal.end(), [&](const JournalRecord& entry) {
-      return entry.kind == kind_text(JournalEntry::Kind::kAlias) && entry.commit == commit;
-    });
-    if (alias == journal.end()) break;
-    commit = alias->detail;
+std::string measured_as(Store& store, int64_t session_id, const std::string& commit) {
+  std::map<std::string, std::string> aliases;
+  for (const JournalRecord& entry : store.journal_of(session_id)) {
+    if (entry.kind == kind_text(JournalEntry::Kind::kAlias)) aliases[entry.commit] = entry.detail;
   }
-  return commit;
+  return follow_aliases(aliases, commit);
 }
 
 }  // namespace kbisect

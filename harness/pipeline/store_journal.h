@@ -41,6 +41,6 @@ class StoreJournal : public SessionJournal {
 
 // The commit whose samples are `commit`'s in the session: the one measured first with the
 // same kernel image (a documentation-only change is never booted itself), else `commit`.
-std::string measured_as(Store& store, int64_t session_id, std::string commit);
+std::string measured_as(Store& store, int64_t session_id, const std::string& commit);
 
 }  // namespace kbisect

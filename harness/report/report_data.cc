@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "bisect/aliases.h"
 #include "common/error.h"
 #include "store/store.h"
 
@@ -35,10 +36,8 @@ std::vector<std::string> metrics_of(const std::vector<SampleMetrics>& samples) {
   return metrics;
 }
 
-// The commit whose samples `commit` has: another one when their kernel images are the same.
-const std::string& measured_as(const ReportData& data, const std::string& commit) {
-  auto alias = data.same_image_as.find(commit);
-  return alias != data.same_image_as.end() ? alias->second : commit;
+std::string measured_as(const ReportData& data, const std::string& commit) {
+  return follow_aliases(data.same_image_as, commit);
 }
 
 }  // namespace
@@ -85,7 +84,7 @@ ReportData load_report_data(Store& store, int64_t session_id) {
 std::vector<double> values_of(const ReportData& data, const std::string& commit,
                               const std::string& metric,
                               const std::optional<std::string>& variant) {
-  const std::string& measured = measured_as(data, commit);
+  const std::string measured = measured_as(data, commit);
   std::vector<double> values;
   for (const auto& sample : data.samples) {
     if (sample.commit != measured || (variant && sample.variant != *variant)) continue;

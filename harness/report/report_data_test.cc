@@ -162,6 +162,8 @@ TEST_F(StoredSessionTest, VerdictsAndValuesPerCommit) {
   EXPECT_THAT(values_of(data, culprit(), "read.iops"), ElementsAre(81, 82));
   EXPECT_THAT(values_of(data, bad(), "write.iops"), ElementsAre(40, 39.5));
   EXPECT_THAT(values_of(data, "f00d", "read.iops"), ElementsAre(100));  // same image as good
+  data.same_image_as["beef"] = "f00d";  // same image as f00d, so as good: as the session reads it
+  EXPECT_THAT(values_of(data, "beef", "read.iops"), ElementsAre(100));
   EXPECT_TRUE(values_of(data, culprit(), "read.iops", std::string("nolock")).empty());
   EXPECT_TRUE(values_of(data, culprit(), "no.such.metric").empty());
 
