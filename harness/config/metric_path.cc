@@ -7,7 +7,6 @@
 #include <string_view>
 #include <vector>
 
-#include "config/units.h"
 #include "kdio/json_numbers.h"
 
 namespace kbisect {
@@ -37,10 +36,9 @@ Problem only(std::span<const std::string> parts, size_t count) {
 // The percentile's key has a dot of its own ("99.000000"); fio's spelling or a shorter one
 // ("99", "99.9") names it, as the store reads it.
 Problem percentile(std::span<const std::string> key_parts) {
-  auto value = parse_double(fmt::format("{}", fmt::join(key_parts, ".")));
+  auto key = kdio::percentile_key(fmt::format("{}", fmt::join(key_parts, ".")));
   for (double listed_percentile : kdio::default_percentiles()) {
-    if (value && kdio::percentile_key(*value) == kdio::percentile_key(listed_percentile))
-      return std::nullopt;
+    if (key == kdio::percentile_key(listed_percentile)) return std::nullopt;
   }
   return fmt::format("kdio reports the percentiles {} (percentile.P)",
                      fmt::join(kdio::default_percentiles(), ", "));

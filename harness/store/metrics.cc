@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/printable.h"
+#include "kdio/json_numbers.h"
 
 namespace kbisect {
 namespace {
@@ -21,16 +22,14 @@ std::vector<std::string> split_path(const std::string& name) {
   }
   parts.push_back(name.substr(start));
   // fio's percentile keys contain a dot ("99.000000"): everything after "percentile" is one key,
-  // in fio's %f spelling so that "99" and "99.9" find it too.
+  // in fio's spelling so that "99" and "99.9" find it too.
   auto percentile = std::find(parts.begin(), parts.end(), "percentile");
   if (percentile != parts.end() && percentile + 1 != parts.end()) {
     std::string key;
     for (auto it = percentile + 1; it != parts.end(); ++it) key += (key.empty() ? "" : ".") + *it;
-    char* end = nullptr;
-    double value = std::strtod(key.c_str(), &end);
-    if (end != nullptr && *end == '\0' && !key.empty()) key = fmt::format("{:.6f}", value);
+    const std::string spelled = kdio::percentile_key(key).value_or(key);
     parts.erase(percentile + 1, parts.end());
-    parts.push_back(key);
+    parts.push_back(spelled);
   }
   return parts;
 }

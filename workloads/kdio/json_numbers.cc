@@ -1,5 +1,7 @@
 #include "kdio/json_numbers.h"
 
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace kdio {
@@ -32,6 +34,15 @@ std::string percentile_key(double percentile) {
   std::string key(static_cast<size_t>(std::snprintf(nullptr, 0, "%f", percentile)), '\0');
   std::snprintf(key.data(), key.size() + 1, "%f", percentile);
   return key;
+}
+
+std::optional<std::string> percentile_key(std::string_view text) {
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return percentile_key(value);
 }
 
 }  // namespace kdio

@@ -2,6 +2,7 @@
 // harness checks a config's metric paths against them, before a kernel build and a boot.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,5 +23,10 @@ std::span<const double> default_percentiles();
 
 // A percentile's key in a latency object's "percentile", as fio spells it: "99.000000".
 std::string percentile_key(double percentile);
+
+// The key a metric path's percentile names: fio's spelling or a shorter one ("99", "99.9",
+// "99.000000"); nullopt when `text` is not a finite decimal number. The config checks metric
+// paths with it, and the store reads samples with it.
+std::optional<std::string> percentile_key(std::string_view text);
 
 }  // namespace kdio

@@ -93,5 +93,15 @@ TEST(JsonNumbers, PercentileKeysAreFiosSpelling) {
   EXPECT_EQ(percentile_key(1e300).size(), 308u);
 }
 
+TEST(JsonNumbers, APercentileInAMetricPathIsSpelledAsFioDoes) {
+  using namespace std::string_view_literals;
+  EXPECT_EQ(percentile_key("99"sv), "99.000000");
+  EXPECT_EQ(percentile_key("99.9"sv), "99.900000");
+  EXPECT_EQ(percentile_key("99.000000"sv), "99.000000");
+  for (std::string_view not_a_number : {"", "x", " 99", "99 ", "0x63", "inf", "nan", "99.9.9"}) {
+    EXPECT_EQ(percentile_key(not_a_number), std::nullopt) << not_a_number;
+  }
+}
+
 }  // namespace
 }  // namespace kdio
