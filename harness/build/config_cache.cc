@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/sha256.h"
+#include "config/scenario.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/process.h"
+#include "config/scenario.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
@@ -79,10 +80,6 @@ bool from_file(const KconfigEntry& entry, const fs::path& file) {
 }
 
 }  // namespace
-
-bool is_kconfig_target(const std::string& base) {
-  return base == "tinyconfig" || base == "defconfig" || base == "allnoconfig";
-}
 
 ConfigResult configure_kernel(const ConfigRequest& request) {
   std::error_code error;

@@ -31,9 +31,6 @@ struct ConfigResult {
   std::vector<std::string> warnings;  // overridden values, fragment options that did not hold
 };
 
-// True for the base configs that are make targets of the tree rather than files.
-bool is_kconfig_target(const std::string& base);
-
 // Throws Error when a fragment cannot be read or parsed, or when a required option does not
 // hold after olddefconfig (naming each, with the unmet dependency where it can be told).
 ConfigResult configure_kernel(const ConfigRequest& request);

@@ -392,8 +392,7 @@ void Parser::kernel(const Field& field, KernelSpec& kernel) const {
   kernel.repo = path(require(field, "repo"));
   if (auto base = get(field, "base_config")) {
     std::string text = nonempty_string(*base);
-    static const std::set<std::string> targets = {"tinyconfig", "defconfig", "allnoconfig"};
-    kernel.base_config = targets.contains(text) ? text : existing_file(*base).string();
+    kernel.base_config = is_kconfig_target(text) ? text : existing_file(*base).string();
   }
   if (auto fragments = get(field, "fragments")) {
     for (const Field& item : sequence(*fragments)) kernel.fragments.push_back(existing_file(item));

@@ -8,16 +8,22 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kbisect {
 
 struct KernelSpec {
   std::filesystem::path repo;                    // git repository with the kernel tree
-  std::string base_config = "tinyconfig";        // tinyconfig | defconfig | path to a .config
+  std::string base_config = "tinyconfig";        // a make target (below) or path to a .config
   std::vector<std::filesystem::path> fragments;  // merged in order on top of the base
   std::string cmdline_extra;                     // appended to the guest kernel command line
 };
+
+// The base configs that are make targets of the tree rather than files.
+inline bool is_kconfig_target(std::string_view base) {
+  return base == "tinyconfig" || base == "defconfig" || base == "allnoconfig";
+}
 
 struct BuildSpec {
   int jobs = 0;  // 0: number of cores

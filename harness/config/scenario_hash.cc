@@ -31,7 +31,7 @@ std::string scenario_hash(const Scenario& s) {
   // the meaning of a field changes.
   nlohmann::json fragments = nlohmann::json::array();
   for (const auto& fragment : s.kernel.fragments) fragments.push_back(file_identity(fragment));
-  bool base_is_file = s.kernel.base_config.find('/') != std::string::npos;
+  bool base_is_file = !is_kconfig_target(s.kernel.base_config);
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& job : s.workload.job_files) jobs.push_back(file_identity(job));
   nlohmann::json variants = nlohmann::json::array();
