@@ -123,6 +123,19 @@ TEST(ConsoleFrame, BadLengthsAreRejected) {
   EXPECT_TRUE(parser.frames().empty());
 }
 
+// A guest cannot make the host hold more than the frame announced: the DATA line that goes
+// past it ends the frame, and later DATA lines are strays that are not kept.
+TEST(ConsoleFrame, DataPastTheAnnouncedLengthIsRejectedAtOnce) {
+  ConsoleFrameParser parser;
+  parser.feed_line(fmt::format("KBISECT-BEGIN result 2 {}", sha256_hex("ab")));
+  parser.feed_line("KBISECT-DATA YWJj");
+  ASSERT_EQ(parser.rejection_count(), 1u);
+  EXPECT_EQ(parser.rejections()[0], "frame 'result' longer than announced");
+  parser.feed_line("KBISECT-DATA YWJj");
+  ASSERT_EQ(parser.rejection_count(), 2u);
+  EXPECT_EQ(parser.rejections()[1], "DATA outside a frame");
+}
+
 TEST(ConsoleFrame, OversizedFrameIsRejectedBeforeItsPayloadArrives) {
   ConsoleLimits limits;
   limits.max_payload_bytes = 100;
@@ -174,6 +187,26 @@ TEST(ConsoleFrame, FrameCountAndRejectionListAreBounded) {
   EXPECT_EQ(parser.frames().size(), 2u);
   EXPECT_EQ(parser.rejections().size(), 3u);
   EXPECT_EQ(parser.rejection_count(), 18u);
+}
+
+TEST(ConsoleFrame, NamesAreAtMostThirtyTwoCharacters) {
+  const std::string longest(32, 'a'), too_long(33, 'a');
+  auto parser =
+      parse_console("KBISECT-PROGRESS " + longest + "\nKBISECT-PROGRESS " + too_long + "\n");
+  EXPECT_EQ(parser.progress(), std::vector<std::string>{longest});
+  EXPECT_EQ(parse_console(frame(longest, "x")).frames().size(), 1u);
+  auto rejected = parse_console(frame(too_long, "x"));
+  EXPECT_TRUE(rejected.frames().empty());
+  EXPECT_EQ(rejected.rejections().at(0), "malformed BEGIN line");
+}
+
+TEST(ConsoleFrame, ProgressMarkersAreBounded) {
+  ConsoleLimits limits;
+  limits.max_progress = 2;
+  auto parser = parse_console(
+      "KBISECT-PROGRESS init\nKBISECT-PROGRESS device\nKBISECT-PROGRESS mounted\n", limits);
+  EXPECT_EQ(parser.progress(), (std::vector<std::string>{"init", "device"}));
+  EXPECT_FALSE(parser.saw_progress("mounted"));
 }
 
 TEST(ConsoleFrame, StrictBase64) {
