@@ -262,6 +262,22 @@ TEST_F(QueryTest, WritesAreRefused) {
               HasSubstr("\r\n1\r\n"));
 }
 
+// The refusal names the statement and what it would change, not only that it would write.
+TEST_F(QueryTest, ARefusedWriteSaysWhatItWouldChange) {
+  auto refusal = [](const std::string& why) {
+    return StartsWith("kbisect query is read-only: " + why + "; use a SELECT statement");
+  };
+  EXPECT_THAT(error_of("INSERT INTO locks (name, pid, host) VALUES ('x', 1, 'h')"),
+              refusal("INSERT into locks is not allowed"));
+  EXPECT_THAT(error_of("UPDATE sessions SET status = 'aborted'"),
+              refusal("UPDATE of sessions is not allowed"));
+  EXPECT_THAT(error_of("DELETE FROM samples"), refusal("DELETE from samples is not allowed"));
+  EXPECT_THAT(error_of("PRAGMA user_version = 5"),
+              refusal("PRAGMA user_version = 5 changes the database"));
+  EXPECT_THAT(error_of("DROP TABLE samples"),
+              refusal("schema changes (CREATE, DROP, ALTER) are not allowed"));
+}
+
 // Ctrl-C's handler only records the signal: the query must look for it, also inside one step
 // (count(*) reads all of its million rows in its one step). In a child process, the signal's.
 TEST_F(QueryTest, AnInterruptStopsTheStatementItCameIn) {
