@@ -454,6 +454,8 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
        "4:37: metrics[0].better: 'up' is not one of: higher, lower"},
       {head + "metrics: [{job: x}]\n", "4:11: metrics[0].name: missing required key"},
       {head + metrics + "bisect: {alpha: 0.9}\n", "5:17: bisect.alpha: 0.9 is out of range"},
+      // p <= 0 is never reached: every check would go on to its cap and end undecided.
+      {head + metrics + "bisect: {alpha: 0}\n", "5:17: bisect.alpha: 0 is out of range"},
       {head + metrics + "bisect: {min_effect: 150%}\n",
        "5:22: bisect.min_effect: 150% is out of range: must be between 0% and 99%"},
       {head + metrics + "bisect: {min_samples: 12}\n",
