@@ -544,6 +544,16 @@ TEST_F(WorkerTest, IoSizeAboveTheFilesWithLoops) {
   EXPECT_TRUE(counts_are(run(job).dir[0], 3 * kMiB, 48, false));
 }
 
+// fio starts another pass while what io_size has left is at least the largest block size:
+// io_size=1088k of a 1 MiB file in 64 KiB reads is 17 reads, 1087k is 16 (fio 3.33 does both).
+TEST_F(WorkerTest, IoSizeOneBlockAboveTheFilesIsOneMoreIo) {
+  Job job = make_job(Engine::kPsync, Pattern::kRead, kMiB, 64 * 1024);
+  job.io_size = kMiB + 64 * 1024;
+  EXPECT_TRUE(counts_are(run(job).dir[0], kMiB + 64 * 1024, 17, false));
+  job.io_size = kMiB + 63 * 1024;
+  EXPECT_TRUE(counts_are(run(job).dir[0], kMiB, 16, false));
+}
+
 // fio checks the limit before each I/O, so the last one goes past it: 300 KiB in 64 KiB reads
 // is 320 KiB (kdio stopped each loop at the 64 KiB that fit in 100 KiB).
 TEST_F(WorkerTest, TheLastIoGoesPastTheLimit) {
@@ -952,6 +962,21 @@ TEST_F(WorkerTest, NoSizeAndAnEmptyFileIsEinval) {
   std::atomic<bool> stop{false};
   run_job(job, 0, result, stop, [] {});
   EXPECT_EQ(result.error, EINVAL) << result.error_message;
+}
+
+// A sequential job does whole blocks only: the end of a file shorter than a block is left out,
+// as fio 3.33 reads 8192 bytes of a 10000-byte file in two 4k reads. With a block size range an
+// I/O drawn longer than what is left is cut to whole blocks of the smallest size, not to the
+// end of the file (fio: 8 MiB in 8 loops of a file 1000 bytes over 1 MiB with bsrange=4k-64k).
+TEST_F(WorkerTest, ASequentialJobLeavesOutATailShorterThanABlock) {
+  std::ofstream(dir_ / "data") << std::string(10000, 'x');
+  Job job = make_job(Engine::kPsync, Pattern::kRead, 0, 4096);
+  job.direct = false;
+  EXPECT_TRUE(counts_are(run(job).dir[0], 8192, 2, false));
+  std::ofstream(dir_ / "data") << std::string(kMiB + 1000, 'x');
+  job.block_size[0] = {4096, 64 * 1024};
+  job.loops = 8;
+  EXPECT_EQ(run(job).dir[0].io_bytes, 8 * kMiB);
 }
 
 TEST_F(WorkerTest, AFileSmallerThanTheBlockSizeIsEinval) {
