@@ -229,6 +229,10 @@ TEST(JobFile, CombinationErrorsNameTheLine) {
   EXPECT_EQ(error_of("[global]\nbs=4k,1k\n[j]\nsize=1m\ndirect=1\nrw=randrw\nbsrange=,700-4k\n"),
             "t.fio:7: write block size 700 is not a multiple of 512, which direct=1 (O_DIRECT) "
             "needs");
+  // Both ends of a range: a range from 4k up to 6100 bytes would do unaligned reads too.
+  EXPECT_EQ(error_of("[j]\nsize=1m\ndirect=1\nbsrange=4k-6100\n"),
+            "t.fio:4: read block size 6100 is not a multiple of 512, which direct=1 (O_DIRECT) "
+            "needs");
   EXPECT_EQ(error_of("[j]\nsize=1m\ndirect=1\nbs=4k,100\n"), "no error");  // writes unused
   // kdio's limit of 1 GiB applies to the directions the job uses (fio runs bs=4k,2g rw=read);
   // the worker failed the job with "invalid block size" at run time, without the line.
