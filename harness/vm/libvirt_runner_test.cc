@@ -65,12 +65,16 @@ TEST(DomainXml, EveryValueIsEscaped) {
   VmPlan hostile = plan();
   hostile.cmdline = "a='x' <b> & \"c\"";
   hostile.kernel = "/tmp/it's<k>.img";
+  hostile.initrd = "/tmp/in<it>&rd.cpio";
+  hostile.name = "kbisect-<1>&'1";
   hostile.disk_image = "/tmp/a'b,c.img";
   std::string xml = domain_xml(hostile, "/tmp/con'sole&.log");
   expect_valid(xml);
   EXPECT_NE(xml.find("<cmdline>a=&apos;x&apos; &lt;b&gt; &amp; &quot;c&quot;</cmdline>"),
             std::string::npos);
   EXPECT_NE(xml.find("file=/tmp/a&apos;b,,c.img"), std::string::npos);
+  EXPECT_NE(xml.find("<initrd>/tmp/in&lt;it&gt;&amp;rd.cpio</initrd>"), std::string::npos);
+  EXPECT_NE(xml.find("<name>kbisect-&lt;1&gt;&amp;&apos;1</name>"), std::string::npos);
 }
 
 TEST(Libvirt, BadUriIsAClearError) {
