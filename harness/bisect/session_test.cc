@@ -381,6 +381,49 @@ TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
   EXPECT_EQ(result.revert_check, "skipped: conflict in fs/ext4/file.c");
 }
 
+// The revert check can refute a culprit on its own: when bad with the revert is as bad as bad,
+// the culprit is named but not confirmed, however clearly it is worse than its parent.
+TEST(Session, ACulpritWhoseRevertDoesNotFixBadIsNotConfirmed) {
+  CommitGraph graph = linear_graph(32);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.9, 0.02));
+  SessionInput input = input_for(graph);
+  // The runner reverts commit 20, which changed nothing, whatever the session asks for.
+  input.revert = [&](const std::string& base, const std::string&) {
+    return sim.revert(base, fake_id(20));
+  };
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kFound);
+  EXPECT_EQ(result.culprit, fake_id(13));
+  EXPECT_THAT(result.parent_check, ::testing::StartsWith("worse than parent "));
+  EXPECT_THAT(result.revert_check,
+              ::testing::StartsWith("does not fix the regression: bad has read.iops "));
+  EXPECT_FALSE(result.confirmed);
+}
+
+// A merge must be worse than each of its parents: one no worse than the parent that brought the
+// regression in is named, unconfirmed, however much worse it is than the other parent.
+TEST(Session, ACulpritMustBeWorseThanEachOfItsParents) {
+  CommitGraph graph = linear_graph(32);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.9, 0.02));
+  SessionInput input = input_for(graph);
+  // 13 taken for a merge whose first parent is as bad as it (the sim's 12, which descends from
+  // it) and whose second is 14, good.
+  input.parents_of = [](const std::string&) {
+    return std::vector<std::string>{fake_id(12), fake_id(14)};
+  };
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("classic", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.culprit, fake_id(13));
+  EXPECT_THAT(result.parent_check,
+              ::testing::StartsWith("not worse than parent " + fake_id(12).substr(0, 12)));
+  EXPECT_THAT(result.parent_check,
+              ::testing::HasSubstr("; worse than parent " + fake_id(14).substr(0, 12)));
+  EXPECT_FALSE(result.confirmed);
+}
+
 TEST(Session, NoRegressionSaysWhy) {
   CommitGraph graph = linear_graph(16);
   SimSpec sim_spec;
