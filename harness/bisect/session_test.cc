@@ -608,6 +608,38 @@ TEST(Session, ABootRegressionWhoseCulpritBootsWhenBootedAgainIsNotConfirmed) {
   EXPECT_THAT(result.parent_check, ::testing::StartsWith("boots when booted again"));
 }
 
+// The confirmation of a boot regression needs each parent to boot: a parent that cannot be
+// measured when booted again (its build failed this time) leaves the culprit unconfirmed.
+TEST(Session, ABootRegressionWhoseParentCannotBeMeasuredAgainIsNotConfirmed) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec = boots_fail_from(9);
+  SimMeasurer plain_sim(graph, good_id(), sim_spec);
+  sim_spec.outcomes.push_back({fake_id(10), "build-failed"});
+  SimMeasurer failing_sim(graph, good_id(), sim_spec);
+  // The parent builds and boots in the search, and fails to build in the confirmation.
+  class SecondBuildFails : public Measurer {
+   public:
+    SecondBuildFails(Measurer& plain, Measurer& failing) : plain_(plain), failing_(failing) {}
+    Measurement measure(const MeasureRequest& request) override {
+      return (request.commit == fake_id(10) && request.attempt > 0 ? failing_ : plain_)
+          .measure(request);
+    }
+
+   private:
+    Measurer& plain_;
+    Measurer& failing_;
+  } measurer(plain_sim, failing_sim);
+  SessionInput input = boot_failure_is_bad(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
+  EXPECT_EQ(result.culprit, fake_id(9));
+  EXPECT_EQ(result.parent_check, fmt::format("does not boot when booted again; parent {} could "
+                                             "not be measured",
+                                             fake_id(10).substr(0, 12)));
+  EXPECT_FALSE(result.confirmed);
+}
+
 TEST(Session, FailingEndpointAborts) {
   CommitGraph graph = linear_graph(8);
   SimSpec sim_spec = regression_at(graph, 3, 0.8, 0.01);
