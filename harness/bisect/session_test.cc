@@ -716,6 +716,21 @@ TEST(Session, ARunThatFailsAfterItsCommitMeasuredFineIsMeasuredAgain) {
   EXPECT_THAT(result.message, ::testing::HasSubstr("cannot be measured (failed: guest reported"));
 }
 
+// A build failure is the commit's, not the run's: it counts at once, even for a commit that
+// measured fine before (here bad, whose failure ends the session).
+TEST(Session, ABuildFailureIsNeverMeasuredAgain) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.8, 0.01));
+  SessionInput input = input_for(graph);
+  FailingRuns build_fails(sim, {{fake_id(0), 2}}, MeasureStatus::kBuildFailed);
+  MemoryJournal journal;
+  SessionResult result = run_session(input, *make_strategy("adaptive", input.spec, input.metric),
+                                     build_fails, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+  EXPECT_THAT(result.message, ::testing::HasSubstr("cannot be measured (build-failed: "));
+  for (const auto& entry : journal.replay()) EXPECT_FALSE(entry.retried);
+}
+
 // Commits whose image equals another's reuse its samples and never boot.
 class IdenticalImages : public Measurer {
  public:
