@@ -323,6 +323,34 @@ TEST(Session, OnlyOneRefutedCulpritHandsTheSearchBack) {
   EXPECT_EQ(reopens, 1);
 }
 
+// A confirmation that stays undecided stops at five times max_samples a commit.
+TEST(Session, AnUndecidedConfirmationStopsAtFiveTimesMaxSamples) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec;
+  sim_spec.cv = 0.2;  // no change anywhere, and too much noise to show it is below the floor
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  SessionInput input = input_for(graph);
+  input.spec.max_samples = kMaxSamples;
+  // Names 5 as AlwaysNames does, without handing a refuted culprit back to the search.
+  class NamesOnce : public AlwaysNames {
+   public:
+    using AlwaysNames::AlwaysNames;
+    bool weighs_every_sample() const override { return false; }
+  } strategy(5);
+  MemoryJournal journal;
+  SessionResult result = run_session(input, strategy, sim, journal);
+  EXPECT_EQ(result.culprit, fake_id(5));
+  EXPECT_FALSE(result.confirmed);
+  std::map<std::string, int> confirm_samples;
+  for (const auto& entry : journal.replay()) {
+    if (entry.kind == JournalEntry::Kind::kSample && entry.phase == Phase::kConfirm) {
+      ++confirm_samples[entry.commit];
+    }
+  }
+  EXPECT_EQ(confirm_samples, (std::map<std::string, int>{{fake_id(5), 5 * kMaxSamples},
+                                                         {fake_id(6), 5 * kMaxSamples}}));
+}
+
 // With path limiting the culprit is the first bad commit that touches the paths. One that only
 // carries a regression from its parent outside them is reported so, not handed back to a search
 // among the paths' commits, which cannot find that parent (it named a commit it measured good).
