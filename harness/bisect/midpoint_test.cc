@@ -260,6 +260,30 @@ TEST(Midpoint, PathLimitingLikeGit) {
     ASSERT_NO_FATAL_FAILURE(compare_with_git(seed, 30, false, 0.2, {"fs"}));
 }
 
+// A merge weighs only the commits below it that touch the paths, as git's count_distance skips
+// TREESAME ones: the merge here halves the 8 commits that do, however many below it do not
+// (counting those too made it look far from the half, and the pick split 3 to 5).
+TEST(Midpoint, AMergeWeighsOnlyTheCommitsThatTouchThePaths) {
+  CommitGraph graph;
+  auto add = [&](std::vector<int> parents, bool touches) {
+    graph.nodes.push_back(
+        CommitNode{fmt::format("c{}", graph.nodes.size()), "", std::move(parents), touches});
+  };
+  for (int node = 0; node < 4; ++node) add({node + 1}, true);  // 0-3 above the merge
+  add({5, 8}, true);                                           // 4: the merge
+  add({6}, true);                                              // 5-7 on its first side
+  add({7}, true);
+  add({11}, true);
+  add({9}, false);  // 8-10 on its second side, touching none of the paths
+  add({10}, false);
+  add({}, false);
+  for (int node = 11; node < 17; ++node) add({node + 1}, false);  // 11-17 below 7, the same
+  add({}, false);
+  Midpoint pick = choose_midpoint(graph, {});
+  EXPECT_EQ(pick.kind, Midpoint::Kind::kTest);
+  EXPECT_EQ(pick.commit, 4);
+}
+
 TEST(Midpoint, SmallCases) {
   CommitGraph one{{CommitNode{"b", "", {}, true}}};
   EXPECT_EQ(choose_midpoint(one, {}).kind, Midpoint::Kind::kFound);
