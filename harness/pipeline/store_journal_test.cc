@@ -195,6 +195,27 @@ TEST_F(StoreJournalTest, ABootFailureThatCountsAsBadIsOneBadVerdictWithoutStatis
   EXPECT_EQ(entries[1].detail, "does not boot: kernel panic");
 }
 
+// A commit is one step of the session however often it is measured, also after a resume:
+// `kbisect query steps` lists each commit once, in the order the search first measured them.
+TEST_F(StoreJournalTest, ACommitHasOneStepHoweverOftenItIsMeasured) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_);
+  writer.store_run("c1", 10);
+  journal.append(sample("c1", 10));
+  writer.store_run("c2", 20);
+  journal.append(sample("c2", 20));
+  writer.store_run("c1", 11);
+  journal.append(sample("c1", 11));
+  writer.store_run("c1", 12);
+  StoreJournal(*store_, events_, writer, session_).append(sample("c1", 12));
+  const auto steps = store_->steps_of(session_);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].commit, "c1");
+  EXPECT_EQ(steps[0].step, 1);
+  EXPECT_EQ(steps[1].commit, "c2");
+  EXPECT_EQ(steps[1].step, 2);
+}
+
 // c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
 // belongs to a step that names c1.
 TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
