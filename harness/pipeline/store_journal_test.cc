@@ -216,6 +216,19 @@ TEST_F(StoreJournalTest, ACommitHasOneStepHoweverOftenItIsMeasured) {
   EXPECT_EQ(steps[1].step, 2);
 }
 
+// The confirmation's failures make no verdict: the skip verdicts are the search's.
+TEST_F(StoreJournalTest, AFailureInTheConfirmationIsNoSkipVerdict) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_);
+  writer.store_failed_run("c1");
+  JournalEntry confirming = failure("c1", MeasureStatus::kOtherFailure);
+  confirming.phase = Phase::kConfirm;
+  journal.append(confirming);
+  EXPECT_TRUE(store_->verdicts_of(session_).empty());
+  ASSERT_EQ(journal.replay().size(), 1u);
+  EXPECT_EQ(journal.replay()[0].phase, Phase::kConfirm);
+}
+
 // c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
 // belongs to a step that names c1.
 TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
