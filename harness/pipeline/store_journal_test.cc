@@ -229,6 +229,27 @@ TEST_F(StoreJournalTest, AFailureInTheConfirmationIsNoSkipVerdict) {
   EXPECT_EQ(journal.replay()[0].phase, Phase::kConfirm);
 }
 
+// A verdict journaled before verdicts carried Kolmogorov-Smirnov p-values replays with p = 1
+// for them (no evidence), so a session started by an older kbisect resumes as it would have.
+TEST_F(StoreJournalTest, AVerdictJournaledWithoutKolmogorovSmirnovPValuesReplaysWithPOne) {
+  JournalRecord record;
+  record.session_id = session_;
+  record.kind = "verdict";
+  record.phase = "search";
+  record.commit = "c1";
+  record.verdict_json =
+      R"({"kind": "bad", "llr": 5.0, "p_vs_good": 0.004, "p_vs_bad": 0.7, "effect": 0.1, )"
+      R"("shift": [0.1, 0.05, 0.15], "samples": 6, "good_samples": 6, "bad_samples": 6})";
+  store_->append_journal(record);
+  RunWriter writer(*store_, session_);
+  const auto entries = StoreJournal(*store_, events_, writer, session_).replay();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].verdict.kind, VerdictKind::kBad);
+  EXPECT_DOUBLE_EQ(entries[0].verdict.p_vs_good, 0.004);
+  EXPECT_DOUBLE_EQ(entries[0].verdict.ks_vs_good, 1.0);
+  EXPECT_DOUBLE_EQ(entries[0].verdict.ks_vs_bad, 1.0);
+}
+
 // c1 builds the same image as c2, which was measured before; the search's verdict on c1 then
 // belongs to a step that names c1.
 TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
