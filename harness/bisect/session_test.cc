@@ -1152,6 +1152,19 @@ TEST(Session, EveryStrategyFindsAClearRegression) {
   }
 }
 
+// lkp, as 0-day, counts a change only when it is at least min_effect, however clearly the
+// sample ranges separate: a 1% drop with almost no noise is no regression at the 3% floor.
+TEST(Session, LkpCountsNoChangeBelowTheFloor) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.99, 0.0005));
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("lkp", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kNoRegression);
+  EXPECT_FALSE(result.culprit);
+}
+
 TEST(Session, UnknownStrategyAndBadSettingsAreErrors) {
   BisectSpec spec;
   MetricSpec metric;
