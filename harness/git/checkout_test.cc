@@ -151,6 +151,21 @@ TEST_F(CheckoutTest, FullThenIncrementalMatchesGitAndKeepsUnchangedFiles) {
   EXPECT_EQ(mtime(build / "unchanged/deep/file.c").tv_sec, 1000000000);
 }
 
+// A file that only becomes executable gets x wherever it has r, as a fresh write of 0777 less
+// the umask would (git's rule): 0700 under umask 077, not 0711.
+TEST_F(CheckoutTest, AModeChangeGivesTheUmasksPermissions) {
+  Repository repo = Repository::open(repo_.dir());
+  fs::path build = scratch_.path() / "src";
+  const mode_t old_umask = ::umask(077);
+  materialise_tree(repo, first_, build);
+  MaterialiseStats stats = materialise_tree(repo, second_, build);
+  ::umask(old_umask);
+  EXPECT_EQ(stats.mode_changes, 2u);
+  EXPECT_EQ(fs::status(build / "scripts/tool.sh").permissions(), fs::perms::owner_all);
+  EXPECT_EQ(fs::status(build / "scripts/was-exec.sh").permissions(),
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
 TEST_F(CheckoutTest, SameTreeWritesNothing) {
   Repository repo = Repository::open(repo_.dir());
   fs::path build = scratch_.path() / "src";
