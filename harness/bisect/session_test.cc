@@ -607,6 +607,21 @@ TEST(Session, ABootRegressionIsBisectedByBootingAlone) {
   }
 }
 
+// Measures with `first`, but `commit` after its first attempt with `again`.
+class MeasuredAgainBy : public Measurer {
+ public:
+  MeasuredAgainBy(Measurer& first, std::string commit, Measurer& again)
+      : first_(first), commit_(std::move(commit)), again_(again) {}
+  Measurement measure(const MeasureRequest& request) override {
+    return (request.commit == commit_ && request.attempt > 0 ? again_ : first_).measure(request);
+  }
+
+ private:
+  Measurer& first_;
+  std::string commit_;
+  Measurer& again_;
+};
+
 // The confirmation boots the culprit again: one that boots then failed only once.
 TEST(Session, ABootRegressionWhoseCulpritBootsWhenBootedAgainIsNotConfirmed) {
   CommitGraph graph = linear_graph(16);
@@ -615,18 +630,7 @@ TEST(Session, ABootRegressionWhoseCulpritBootsWhenBootedAgainIsNotConfirmed) {
   sim_spec.outcomes.erase(sim_spec.outcomes.begin() + 9);
   SimMeasurer booting_sim(graph, good_id(), sim_spec);
   // The culprit fails its first boot only.
-  class FirstBootFails : public Measurer {
-   public:
-    FirstBootFails(Measurer& failing, Measurer& booting) : failing_(failing), booting_(booting) {}
-    Measurement measure(const MeasureRequest& request) override {
-      return (request.commit == fake_id(9) && request.attempt > 0 ? booting_ : failing_)
-          .measure(request);
-    }
-
-   private:
-    Measurer& failing_;
-    Measurer& booting_;
-  } measurer(plain_sim, booting_sim);
+  MeasuredAgainBy measurer(plain_sim, fake_id(9), booting_sim);
   SessionInput input = boot_failure_is_bad(graph);
   MemoryJournal journal;
   SessionResult result =
@@ -645,18 +649,7 @@ TEST(Session, ABootRegressionWhoseParentCannotBeMeasuredAgainIsNotConfirmed) {
   sim_spec.outcomes.push_back({fake_id(10), "build-failed"});
   SimMeasurer failing_sim(graph, good_id(), sim_spec);
   // The parent builds and boots in the search, and fails to build in the confirmation.
-  class SecondBuildFails : public Measurer {
-   public:
-    SecondBuildFails(Measurer& plain, Measurer& failing) : plain_(plain), failing_(failing) {}
-    Measurement measure(const MeasureRequest& request) override {
-      return (request.commit == fake_id(10) && request.attempt > 0 ? failing_ : plain_)
-          .measure(request);
-    }
-
-   private:
-    Measurer& plain_;
-    Measurer& failing_;
-  } measurer(plain_sim, failing_sim);
+  MeasuredAgainBy measurer(plain_sim, fake_id(10), failing_sim);
   SessionInput input = boot_failure_is_bad(graph);
   MemoryJournal journal;
   SessionResult result =
