@@ -1156,6 +1156,8 @@ TEST(Session, LkpCountsNoChangeBelowTheFloor) {
       run_session(input, *make_strategy("lkp", input.spec, input.metric), sim, journal);
   EXPECT_EQ(result.verdict, SessionVerdict::kNoRegression);
   EXPECT_FALSE(result.culprit);
+  EXPECT_THAT(result.message, ::testing::HasSubstr("the sample ranges separate, but by "));
+  EXPECT_THAT(result.message, ::testing::HasSubstr("below min_effect 3.00%"));
 }
 
 TEST(Session, UnknownStrategyAndBadSettingsAreErrors) {

@@ -248,21 +248,32 @@ class LkpStrategy : public GitLikeStrategy {
   using GitLikeStrategy::GitLikeStrategy;
 
  protected:
-  // 0-day: changed only when the sample ranges separate and the change exceeds the floor.
-  bool changed(const std::vector<double>& base, const std::vector<double>& other) const {
+  // 0-day: changed only when the sample ranges separate and the change exceeds the floor;
+  // otherwise why not.
+  std::optional<std::string> unchanged_because(const std::vector<double>& base,
+                                               const std::vector<double>& other) const {
     auto [base_min, base_max] = std::minmax_element(base.begin(), base.end());
     auto [other_min, other_max] = std::minmax_element(other.begin(), other.end());
     bool separate =
         metric_.better == Better::kHigher ? *other_max < *base_min : *other_min > *base_max;
+    if (!separate) return "the sample ranges do not separate";
     double change = relative_change(base, other);
     double worse = metric_.better == Better::kHigher ? -change : change;
-    return separate && worse >= spec_.min_effect;
+    if (worse < spec_.min_effect) {
+      return fmt::format("the sample ranges separate, but by {:.2f}%, below min_effect {:.2f}%",
+                         100 * worse, 100 * spec_.min_effect);
+    }
+    return std::nullopt;
+  }
+  bool changed(const std::vector<double>& base, const std::vector<double>& other) const {
+    return !unchanged_because(base, other);
   }
   Action endpoint_phase(const SearchState& state) const override {
     if (!endpoints_have(state, kLkpSamples)) return measure_endpoints_to(state, kLkpSamples);
     EndpointCheck check;
-    check.kind = changed(state.good, state.of(0)) ? VerdictKind::kBad : VerdictKind::kGood;
-    if (check.kind == VerdictKind::kGood) check.message = "the sample ranges do not separate";
+    const auto unchanged = unchanged_because(state.good, state.of(0));
+    check.kind = unchanged ? VerdictKind::kGood : VerdictKind::kBad;
+    if (unchanged) check.message = *unchanged;
     return endpoint_result(check);
   }
   size_t endpoint_samples_during_search(const SearchState&) const override { return kLkpSamples; }
