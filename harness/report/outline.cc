@@ -182,25 +182,26 @@ std::vector<PathRow> path_of(const ReportData& data) {
 std::vector<Fact> failures_of(const ReportData& data) {
   // A boot regression's culprit fails the same way in the search and in its confirmation: one
   // line with a count, not the same line twice.
-  std::vector<Fact> facts;
-  std::vector<int> runs;
+  struct Counted {
+    Fact fact;
+    int runs = 0;
+  };
+  std::vector<Counted> failures;
   for (const auto& run : data.failed_runs) {
     std::string what = outcome_name(run.outcome);
     // Databases written before the guest's text was cleaned where it enters may hold any byte.
     if (!run.detail.empty()) what += ": " + printable_line(run.detail);
-    Fact fact{short_id(run.commit), what};
-    auto same = std::find_if(facts.begin(), facts.end(), [&](const Fact& seen) {
-      return seen.label == fact.label && seen.value == fact.value;
+    const Fact fact{short_id(run.commit), what};
+    auto same = std::find_if(failures.begin(), failures.end(), [&](const Counted& seen) {
+      return seen.fact.label == fact.label && seen.fact.value == fact.value;
     });
-    if (same != facts.end()) {
-      ++runs[same - facts.begin()];
-      continue;
-    }
-    facts.push_back(std::move(fact));
-    runs.push_back(1);
+    if (same == failures.end()) same = failures.insert(failures.end(), {fact, 0});
+    ++same->runs;
   }
-  for (size_t i = 0; i < facts.size(); ++i) {
-    if (runs[i] > 1) facts[i].value += fmt::format(" ({} runs)", runs[i]);
+  std::vector<Fact> facts;
+  for (auto& [fact, runs] : failures) {
+    if (runs > 1) fact.value += fmt::format(" ({} runs)", runs);
+    facts.push_back(std::move(fact));
   }
   return facts;
 }
