@@ -17,8 +17,8 @@ struct BuildRecord {
   int64_t id = 0;
   std::string commit;
   std::string tree_id;
-  std::string config_hash;  // sha256 of the final kernel .config (not the scenario_hash() of
-                            // the samples' config_hash)
+  std::string config_hash;  // sha256 of the final kernel .config; a sample's config_hash is
+                            // something else, the scenario_hash() of its config
   std::string compiler;     // e.g. "gcc (Debian 12.2.0-14) 12.2.0"
   std::optional<std::string> image_sha256;  // set when the build succeeded
   Outcome outcome = Outcome::kOk;           // kOk or kBuildFailed
