@@ -195,8 +195,7 @@ class ClassicStrategy : public GitLikeStrategy {
   Action endpoint_phase(const SearchState& state) const override {
     if (!endpoints_have(state, 1)) return measure_endpoints_to(state, 1);
     EndpointCheck check;
-    double change = relative_change(state.good, state.of(0));
-    check.effect = metric_.better == Better::kHigher ? -change : change;
+    check.effect = worsening(state.good, state.of(0), metric_.better);
     check.kind = check.effect > 0 ? VerdictKind::kBad : VerdictKind::kGood;
     if (check.kind == VerdictKind::kGood) check.message = "bad is not worse than good";
     return endpoint_result(check);
@@ -257,8 +256,7 @@ class LkpStrategy : public GitLikeStrategy {
     bool separate =
         metric_.better == Better::kHigher ? *other_max < *base_min : *other_min > *base_max;
     if (!separate) return "the sample ranges do not separate";
-    double change = relative_change(base, other);
-    double worse = metric_.better == Better::kHigher ? -change : change;
+    const double worse = worsening(base, other, metric_.better);
     if (worse < spec_.min_effect) {
       return fmt::format("the sample ranges separate, but by {:.2f}%, below min_effect {:.2f}%",
                          100 * worse, 100 * spec_.min_effect);
@@ -307,8 +305,7 @@ class PinpointStrategy : public GitLikeStrategy {
     if (comparison.result == PinpointResult::kUnknown) return more_of(state, kGoodEndpoint, 0);
     EndpointCheck check;
     check.p_value = comparison.p_value;
-    double change = relative_change(state.good, state.of(0));
-    check.effect = metric_.better == Better::kHigher ? -change : change;
+    check.effect = worsening(state.good, state.of(0), metric_.better);
     if (comparison.result == PinpointResult::kDifferent && check.effect > 0) {
       check.kind = VerdictKind::kBad;
     } else {

@@ -87,6 +87,15 @@ double badness(double value, Better better) {
   return better == Better::kHigher ? -z : z;
 }
 
+double worsening(std::span<const double> before, std::span<const double> after, Better better) {
+  const double change = relative_change(before, after);
+  return better == Better::kHigher ? -change : change;
+}
+
+Alternative worse_side(Better better) {
+  return better == Better::kHigher ? Alternative::kLess : Alternative::kGreater;
+}
+
 double EndpointModel::log_likelihood_ratio(double z) const {
   const double tail = kOutlierScale * scale;
   double f_good =
@@ -124,14 +133,11 @@ CommitVerdict describe(std::span<const double> samples, std::span<const double> 
   verdict.good_samples = static_cast<int>(good.size());
   verdict.bad_samples = static_cast<int>(bad.size());
   if (samples.empty() || good.empty() || bad.empty()) return verdict;
-  auto worse = better == Better::kHigher ? Alternative::kLess : Alternative::kGreater;
-  auto better_side = better == Better::kHigher ? Alternative::kGreater : Alternative::kLess;
-  verdict.p_vs_good = mann_whitney_u(samples, good, worse).p_value;
-  verdict.p_vs_bad = mann_whitney_u(samples, bad, better_side).p_value;
+  verdict.p_vs_good = mann_whitney_u(samples, good, worse_side(better)).p_value;
+  verdict.p_vs_bad = mann_whitney_u(bad, samples, worse_side(better)).p_value;
   verdict.ks_vs_good = kolmogorov_smirnov(samples, good).p_value;
   verdict.ks_vs_bad = kolmogorov_smirnov(samples, bad).p_value;
-  double change = relative_change(good, samples);
-  verdict.effect = better == Better::kHigher ? -change : change;
+  verdict.effect = worsening(good, samples, better);
   verdict.shift = hodges_lehmann(good, samples);
   return verdict;
 }
@@ -156,10 +162,8 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
                               const MetricSpec& metric, const BisectSpec& spec, EndpointAsk ask,
                               ShiftTest shift_test) {
   EndpointCheck check;
-  auto worse = metric.better == Better::kHigher ? Alternative::kLess : Alternative::kGreater;
   auto g = badness_of(good, metric.better), b = badness_of(bad, metric.better);
-  double change = relative_change(good, bad);
-  check.effect = metric.better == Better::kHigher ? -change : change;
+  check.effect = worsening(good, bad, metric.better);
   // The floor is applied to what the samples allow: a change counts unless it is confidently
   // smaller than min_effect (the upper end of its 1 - alpha interval is below the floor).
   Shift shift = hodges_lehmann(g, b, 1 - spec.alpha);
@@ -179,7 +183,7 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   // The mixture shift test refits its mixture for every relabelling: it is left out where
   // Mann-Whitney alone settles the check.
   const double level = needed / 2;
-  const double p_rank = mann_whitney_u(bad, good, worse).p_value;
+  const double p_rank = mann_whitney_u(bad, good, worse_side(metric.better)).p_value;
   const bool rank_settles = p_rank <= level && shift_test == ShiftTest::kMixture;
   // Drawn out past the level needed where p is read: at its cap the check goes on while bad
   // leans worse, and "no regression" prints p.

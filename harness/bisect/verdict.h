@@ -19,6 +19,11 @@ const char* verdict_name(VerdictKind kind);  // "good", "bad", "undecided", "ski
 
 // Log-scale "badness" of a metric value: larger is worse.
 double badness(double value, Better better);
+// The relative change of the median from `before` to `after` (statistics.h: relative_change),
+// with its sign oriented so that > 0 is worse for the metric.
+double worsening(std::span<const double> before, std::span<const double> after, Better better);
+// The side of a one-sided rank test on which worse samples lie.
+Alternative worse_side(Better better);
 
 // The likelihood model of the search, fitted from samples known to be good and known to be bad
 // (the endpoints; later also every commit the posterior has settled). Bad is modelled as good
