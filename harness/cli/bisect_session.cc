@@ -12,6 +12,7 @@
 #include "bisect/statistics.h"
 #include "common/error.h"
 #include "common/json_text.h"
+#include "common/shell_quote.h"
 #include "config/config.h"
 #include "config/scenario_hash.h"
 #include "git/candidates.h"

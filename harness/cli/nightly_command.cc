@@ -19,10 +19,10 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/json_text.h"
+#include "common/shell_quote.h"
 #include "config/config.h"
 #include "config/scenario_hash.h"
 #include "git/fetch.h"
-#include "report/format.h"
 #include "store/metrics.h"
 #include "store/store_lock.h"
 

@@ -5,7 +5,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace kbisect {
 
@@ -41,9 +40,5 @@ std::string short_id(std::string_view commit);
 
 // The commit ids of a JSON array, each with short_id, separated by spaces.
 std::string short_ids(const nlohmann::json& commits);
-
-// One argument as a POSIX shell reads it back: unchanged when it is safe, else single-quoted.
-std::string shell_quote(std::string_view argument);
-std::string shell_command(const std::vector<std::string>& argv);
 
 }  // namespace kbisect

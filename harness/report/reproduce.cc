@@ -1,6 +1,7 @@
 #include "report/reproduce.h"
 
 #include "common/printable.h"
+#include "common/shell_quote.h"
 #include "report/format.h"
 
 namespace kbisect {

@@ -10,6 +10,7 @@
 #include "common/file.h"
 #include "common/process.h"
 #include "common/sha256.h"
+#include "common/shell_quote.h"
 #include "vm/cpio.h"
 
 namespace kbisect {
@@ -72,12 +73,6 @@ std::vector<ImageFile> image_files(const GuestImageInputs& inputs) {
   if (fs::exists(inputs.mke2fs_conf))
     files.push_back({"etc/mke2fs.conf", inputs.mke2fs_conf, 0644});
   return files;
-}
-
-std::string single_quoted(std::string_view value) {
-  std::string quoted = "'";
-  for (char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
 }
 
 bool is_shell_name(std::string_view name) {
@@ -190,14 +185,14 @@ std::string run_env(const GuestRun& run) {
   for (const auto& option :
        ext4 ? ext4_mkfs_options(run.mkfs_options) : xfs_mkfs_options(run.mkfs_options)) {
     command += ' ';
-    command += single_quoted(option);
+    command += single_quote(option);
   }
   env += fmt::format("kbisect_mkfs() {{ {} \"$@\"; }}\n", command);
   for (const auto& [name, value] : run_env_exports(run)) {
     if (!is_shell_name(name)) {
       fail("workload variable '{}' is not a valid name; use letters, digits and _", name);
     }
-    env += fmt::format("export {}={}\n", name, single_quoted(value));
+    env += fmt::format("export {}={}\n", name, single_quote(value));
   }
   return env;
 }
