@@ -7,18 +7,9 @@
 namespace kbisect {
 namespace {
 
-// --workdir moves everything that defaulted to a place under the config's workdir.
 Scenario with_overrides(Scenario scenario, const GlobalOptions& globals) {
   scenario.database = database_path(globals, scenario.database);
-  if (globals.workdir.empty()) return scenario;
-  const auto old_workdir = scenario.workdir;
-  scenario.workdir = globals.workdir;
-  if (scenario.build.cache_dir == old_workdir / "cache") {
-    scenario.build.cache_dir = scenario.workdir / "cache";
-  }
-  if (scenario.device.image == old_workdir / "nvme.img") {
-    scenario.device.image = scenario.workdir / "nvme.img";
-  }
+  if (!globals.workdir.empty()) move_workdir(scenario, globals.workdir);
   return scenario;
 }
 

@@ -27,6 +27,13 @@ using Keys = std::initializer_list<std::string_view>;
 
 constexpr size_t kMaxMatrixVariants = 1000;
 
+fs::path default_cache_dir(const Scenario& scenario) {
+  return scenario.workdir / "cache";
+}
+fs::path default_device_image(const Scenario& scenario) {
+  return scenario.workdir / "nvme.img";
+}
+
 // A node and its key path ("workload.variants[2].vars"), for messages.
 struct Field {
   YAML::Node node;
@@ -380,9 +387,9 @@ Scenario Parser::parse(const YAML::Node& root) {
   if (auto field = get(top, "database")) scenario.database = path(*field);
   scenario.workdir = ".cache/kbisect";
   if (auto field = get(top, "workdir")) scenario.workdir = path(*field);
-  if (scenario.build.cache_dir.empty()) scenario.build.cache_dir = scenario.workdir / "cache";
+  if (scenario.build.cache_dir.empty()) scenario.build.cache_dir = default_cache_dir(scenario);
   if (scenario.device.kind == DeviceKind::kEmulatedNvme && scenario.device.image.empty()) {
-    scenario.device.image = scenario.workdir / "nvme.img";
+    scenario.device.image = default_device_image(scenario);
   }
   return scenario;
 }
@@ -758,6 +765,14 @@ void check_utf8(const fs::path& file, const std::string& text) {
 }
 
 }  // namespace
+
+void move_workdir(Scenario& scenario, const fs::path& workdir) {
+  const bool default_cache = scenario.build.cache_dir == default_cache_dir(scenario);
+  const bool default_image = scenario.device.image == default_device_image(scenario);
+  scenario.workdir = workdir;
+  if (default_cache) scenario.build.cache_dir = default_cache_dir(scenario);
+  if (default_image) scenario.device.image = default_device_image(scenario);
+}
 
 std::string stored_config_path(const Scenario& scenario) {
   return fs::absolute(scenario.source_file).lexically_normal().string();

@@ -14,6 +14,10 @@ namespace kbisect {
 // files the scenario reads (kernel config fragments, a base .config, job files) must exist.
 Scenario load_scenario(const std::filesystem::path& file);
 
+// Moves the scenario's workdir to `workdir` (--workdir), and with it every path the config left
+// to its default place under the old one: build.cache_dir and an emulated device's image.
+void move_workdir(Scenario& scenario, const std::filesystem::path& workdir);
+
 // The scenario's file as a session keeps it: absolute and without ./ or ../, so the report's
 // commands work from anywhere.
 std::string stored_config_path(const Scenario& scenario);

@@ -102,6 +102,21 @@ TEST_F(ConfigTest, MinimalConfigGetsTheDefaults) {
   EXPECT_FALSE(s.nightly);
 }
 
+TEST_F(ConfigTest, MovingTheWorkdirMovesOnlyThePathsLeftToTheirDefaults) {
+  Scenario defaults = load(kMinimal);
+  move_workdir(defaults, "/var/tmp/elsewhere");
+  EXPECT_EQ(defaults.workdir, fs::path("/var/tmp/elsewhere"));
+  EXPECT_EQ(defaults.build.cache_dir, fs::path("/var/tmp/elsewhere/cache"));
+  EXPECT_EQ(defaults.device.image, fs::path("/var/tmp/elsewhere/nvme.img"));
+
+  Scenario chosen =
+      load(std::string(kMinimal) +
+           "build: {cache_dir: /srv/cache}\ndevice: {kind: emulated-nvme, image: /srv/nvme.img}\n");
+  move_workdir(chosen, "/var/tmp/elsewhere");
+  EXPECT_EQ(chosen.build.cache_dir, fs::path("/srv/cache"));
+  EXPECT_EQ(chosen.device.image, fs::path("/srv/nvme.img"));
+}
+
 TEST_F(ConfigTest, NightlySection) {
   Scenario s = load(std::string(kMinimal) + R"(nightly:
   branch: linux-6.1.y

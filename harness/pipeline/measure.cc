@@ -70,7 +70,6 @@ KernelImage CommitMeasurer::build_kernel(const std::string& commit) {
   request.kernel = scenario_.kernel;
   request.guest_configs = guest_configs_for(scenario_);
   request.build = scenario_.build;
-  if (request.build.cache_dir.empty()) request.build.cache_dir = workdir_ / "build-cache";
   request.object_dir = workdir_ / "obj";
   request.on_progress = [this, &short_id](const BuildProgress& progress) {
     int percent = progress.percent();
