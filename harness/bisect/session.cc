@@ -9,7 +9,7 @@
 #include <set>
 #include <span>
 
-#include "bisect/aliases.h"
+#include "bisect/journal_state.h"
 #include "common/error.h"
 
 namespace kbisect {
@@ -32,6 +32,14 @@ bool less_clear(const EndpointCheck& a, const EndpointCheck& b) {
   return a.p_value > b.p_value;
 }
 
+// The bad endpoint: the first candidate.
+const std::string& bad_endpoint(const SessionInput& input) {
+  if (input.graph == nullptr || input.graph->nodes.empty()) {
+    fail("internal error: a bisect session needs at least the bad commit as a candidate");
+  }
+  return input.graph->nodes[0].id;
+}
+
 JournalEntry make_entry(JournalEntry::Kind kind, Phase phase, const std::string& commit) {
   JournalEntry entry;
   entry.kind = kind;
@@ -49,10 +57,8 @@ class Session {
         measurer_(measurer),
         journal_(journal),
         boot_strategy_(make_boot_strategy()),
+        journaled_(input.good, bad_endpoint(input)),
         state_(*input.graph) {
-    if (input.graph == nullptr || input.graph->nodes.empty()) {
-      fail("internal error: a bisect session needs at least the bad commit as a candidate");
-    }
     for (size_t i = 0; i < input.graph->nodes.size(); ++i) {
       index_[input.graph->nodes[i].id] = static_cast<int>(i);
     }
@@ -60,7 +66,7 @@ class Session {
 
   SessionResult run() {
     const std::vector<JournalEntry> journal = journal_.replay();
-    for (const auto& entry : journal) apply(entry);
+    for (const auto& entry : journal) journaled_.apply(entry);
     // A session killed between a failure that counts as bad and its verdict left it last.
     if (!journal.empty()) judge_failure_as_bad(journal.back());
     refresh();
@@ -108,8 +114,8 @@ class Session {
   // endpoint that cannot be measured.
   bool boot_regression() const {
     const std::string& bad = input_.graph->nodes[0].id;
-    return counted_bad(bad) && of(search_samples_, bad).empty() &&
-           of(confirm_samples_, bad).empty();
+    return counted_bad(bad) && journaled_.samples(Phase::kSearch, bad).empty() &&
+           journaled_.samples(Phase::kConfirm, bad).empty();
   }
 
   const Strategy& strategy() const { return boot_regression() ? *boot_strategy_ : strategy_; }
@@ -118,108 +124,46 @@ class Session {
     return commit == kGoodEndpoint ? input_.good : input_.graph->nodes.at(commit).id;
   }
 
-  std::string resolve(const std::string& id) const { return follow_aliases(aliases_, id); }
+  std::string resolve(const std::string& id) const { return journaled_.resolve(id); }
 
   void record(const JournalEntry& entry) {
     journal_.append(entry);
-    apply(entry);
+    journaled_.apply(entry);
     refresh();
-  }
-
-  void apply(const JournalEntry& entry) {
-    const bool search = entry.phase == Phase::kSearch;
-    switch (entry.kind) {
-      case JournalEntry::Kind::kSample:
-        (search ? search_samples_ : confirm_samples_)[entry.commit].push_back(entry.value);
-        (search ? search_sequences_ : confirm_sequences_)[entry.commit].push_back(sequence_);
-        ++attempts_[entry.commit];
-        ++sequence_;
-        failed_since_a_sample_.erase(entry.commit);
-        break;
-      case JournalEntry::Kind::kFailure:
-        ++attempts_[entry.commit];
-        ++sequence_;
-        last_failure_counts_ = !retries(entry);
-        if (last_failure_counts_) (search ? failures_ : confirm_failures_)[entry.commit] = entry;
-        failed_since_a_sample_.insert(entry.commit);
-        break;
-      case JournalEntry::Kind::kAlias:
-        if (resolve(entry.detail) != entry.commit) aliases_[entry.commit] = entry.detail;
-        break;
-      case JournalEntry::Kind::kVerdict:
-        if (auto found = index_.find(entry.commit); found != index_.end()) {
-          state_.verdicts.emplace_back(found->second, entry.verdict);
-        } else {
-          merge_base_verdicts_[entry.commit] = entry.verdict.kind;  // the only other verdicts
-        }
-        break;
-      case JournalEntry::Kind::kEndpointsOk:
-        state_.endpoints_verified = true;
-        state_.endpoint_check_samples =
-            std::min(search_samples_of(input_.good).size(),
-                     search_samples_of(input_.graph->nodes[0].id).size());
-        break;
-      case JournalEntry::Kind::kReopen:
-        for (const auto& [commit, samples] : confirm_samples_) {
-          append(search_samples_[commit], samples);
-          append(search_sequences_[commit], confirm_sequences_[commit]);
-        }
-        confirm_samples_.clear();
-        confirm_sequences_.clear();
-        refuted_.push_back({entry.commit, entry.detail});
-        break;
-    }
-  }
-
-  template <typename T>
-  static void append(std::vector<T>& to, const std::vector<T>& more) {
-    to.insert(to.end(), more.begin(), more.end());
-  }
-
-  template <typename T>
-  const std::vector<T>& of(const std::map<std::string, std::vector<T>>& per_commit,
-                           const std::string& id) const {
-    static const std::vector<T> none;
-    auto found = per_commit.find(resolve(id));
-    return found == per_commit.end() ? none : found->second;
-  }
-  const std::vector<double>& search_samples_of(const std::string& id) const {
-    return of(search_samples_, id);
   }
 
   // The strategy's view: every node sees the samples of the commit its image equals.
   void refresh() {
-    state_.good = search_samples_of(input_.good);
-    state_.good_sequence = of(search_sequences_, input_.good);
+    state_.good = journaled_.samples(Phase::kSearch, input_.good);
+    state_.good_sequence = journaled_.sequences(Phase::kSearch, input_.good);
     for (size_t i = 0; i < input_.graph->nodes.size(); ++i) {
       const std::string& id = input_.graph->nodes[i].id;
-      state_.samples[i] = search_samples_of(id);
-      state_.sequences[i] = of(search_sequences_, id);
-      auto failure = failures_.find(resolve(id));
-      state_.failed[i] = failure != failures_.end() && !counts_as_bad(failure->second);
-      state_.counted_bad[i] = failure != failures_.end() && counts_as_bad(failure->second);
+      state_.samples[i] = journaled_.samples(Phase::kSearch, id);
+      state_.sequences[i] = journaled_.sequences(Phase::kSearch, id);
+      const JournalEntry* failure = journaled_.failure(Phase::kSearch, id);
+      state_.failed[i] = failure && !counts_as_bad(*failure);
+      state_.counted_bad[i] = failure && counts_as_bad(*failure);
     }
+    // Verdicts about other commits are the merge bases'.
+    state_.verdicts.clear();
+    for (const auto& [commit, verdict] : journaled_.verdicts()) {
+      if (auto found = index_.find(commit); found != index_.end()) {
+        state_.verdicts.emplace_back(found->second, verdict);
+      }
+    }
+    state_.endpoints_verified = journaled_.endpoint_check_samples().has_value();
+    state_.endpoint_check_samples = journaled_.endpoint_check_samples().value_or(0);
     for (const std::string& endpoint : {input_.good, input_.graph->nodes[0].id}) {
       // A bad endpoint that does not boot makes the session a boot regression's.
       if (endpoint != input_.good && boot_regression()) continue;
-      auto failure = failures_.find(resolve(endpoint));
-      if (failure != failures_.end() && aborted_.empty()) {
+      const JournalEntry* failure = journaled_.failure(Phase::kSearch, endpoint);
+      if (failure && aborted_.empty()) {
         aborted_ = fmt::format(
             "the endpoint {} cannot be measured ({}: {}); pick endpoints "
             "that build and boot",
-            endpoint, measure_status_name(failure->second.status), failure->second.detail);
+            endpoint, measure_status_name(failure->status), failure->detail);
       }
     }
-  }
-
-  // Whether `failure` is taken for its run's, and the commit measured again: the commit built,
-  // measured fine before (the search or the confirmation) and has not failed since. Its next
-  // failure in a row counts.
-  bool retries(const JournalEntry& failure) const {
-    return failure.status != MeasureStatus::kBuildFailed &&
-           !failed_since_a_sample_.contains(failure.commit) &&
-           (!of(search_samples_, failure.commit).empty() ||
-            !of(confirm_samples_, failure.commit).empty());
   }
 
   bool counts_as_bad(const JournalEntry& failure) const {
@@ -233,14 +177,14 @@ class Session {
 
   // Whether the search judged `commit` bad for not booting.
   bool counted_bad(const std::string& commit) const {
-    auto failure = failures_.find(resolve(commit));
-    return failure != failures_.end() && counts_as_bad(failure->second);
+    const JournalEntry* failure = journaled_.failure(Phase::kSearch, commit);
+    return failure && counts_as_bad(*failure);
   }
 
   // One measurement, journaled before anything acts on it.
   void take_sample(const std::string& commit, Phase phase, int candidates_left) {
     std::string target = resolve(commit);
-    MeasureRequest request{target, attempts_[target], sequence_};
+    MeasureRequest request{target, journaled_.attempts(target), journaled_.sequence()};
     Measurement m = measurer_.measure(request);
     JournalEntry entry = make_entry(JournalEntry::Kind::kSample, phase, target);
     entry.candidates_left = candidates_left;
@@ -259,7 +203,7 @@ class Session {
         entry.kind = JournalEntry::Kind::kFailure;
         entry.status = m.status;
         entry.detail = m.detail;
-        entry.retried = retries(entry);
+        entry.retried = journaled_.retries(entry);
         // The search's alone: a failure in the confirmation makes no verdict.
         entry.counts_as_bad = phase == Phase::kSearch && !entry.retried && counts_as_bad(entry);
         break;
@@ -272,7 +216,8 @@ class Session {
   // right after the failure, which is the last entry applied.
   void judge_failure_as_bad(const JournalEntry& failure) {
     if (failure.kind != JournalEntry::Kind::kFailure || failure.phase != Phase::kSearch ||
-        !last_failure_counts_ || !counts_as_bad(failure) || !index_.count(failure.commit)) {
+        !journaled_.last_failure_counts() || !counts_as_bad(failure) ||
+        !index_.count(failure.commit)) {
       return;
     }
     JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, failure.phase, failure.commit);
@@ -289,15 +234,14 @@ class Session {
       result.drift = fmt::format("{:+.2g}% of good at the start per 100 samples (p = {:.2g})",
                                  1e4 * drift->per_sample / drift->good_at_start, drift->p_value);
     }
-    for (const auto& [commit, samples] : search_samples_) result.samples += samples.size();
-    for (const auto& [commit, samples] : confirm_samples_) result.samples += samples.size();
+    result.samples = static_cast<int>(journaled_.total_samples());
     std::set<int> decided;
     for (const auto& [commit, verdict_] : state_.verdicts) {
       if (commit != 0) decided.insert(commit);
     }
     result.steps = static_cast<int>(decided.size());
-    result.refuted = refuted_;
-    for (const auto& [commit, failure] : failures_) {
+    result.refuted = journaled_.refuted();
+    for (const auto& [commit, failure] : journaled_.search_failures()) {
       if (!counts_as_bad(failure)) result.skipped.push_back(commit);
     }
     return result;
@@ -343,7 +287,6 @@ class Session {
   // --confirm). False when one of them cannot be measured.
   bool sample_until(Phase phase, const std::vector<std::string>& commits,
                     const std::function<bool()>& settled) {
-    const auto& samples = phase == Phase::kSearch ? search_samples_ : confirm_samples_;
     // Confirming, one candidate is left (the culprit named); a merge base comes before the
     // search has counted any.
     const int candidates_left = phase == Phase::kConfirm ? 1 : 0;
@@ -354,8 +297,11 @@ class Session {
       size_t fewest_count = 0;
       for (const auto& commit : commits) {
         std::string target = resolve(commit);
-        if (failures_.count(target) || confirm_failures_.count(target)) return false;
-        size_t count = of(samples, target).size();
+        if (journaled_.failure(Phase::kSearch, target) ||
+            journaled_.failure(Phase::kConfirm, target)) {
+          return false;
+        }
+        size_t count = journaled_.samples(phase, target).size();
         if (fewest == nullptr || count < fewest_count) fewest = &commit, fewest_count = count;
       }
       const bool ask = fewest_count >= static_cast<size_t>(input_.spec.min_samples) &&
@@ -369,8 +315,8 @@ class Session {
   // worse; `final` once no more samples will come. With the mixture shift test (verdict.h:
   // ShiftTest says why not before the search).
   EndpointCheck confirm_check(const std::string& better, const std::string& worse, bool final) {
-    return check_endpoints(confirm_samples_[resolve(better)], confirm_samples_[resolve(worse)],
-                           input_.metric, input_.spec,
+    return check_endpoints(journaled_.samples(Phase::kConfirm, better),
+                           journaled_.samples(Phase::kConfirm, worse), input_.metric, input_.spec,
                            final ? EndpointAsk::kFinal : EndpointAsk::kWithP, ShiftTest::kMixture);
   }
 
@@ -457,16 +403,13 @@ class Session {
   // again when its failure was taken for the run's). None when that cannot tell (it did not
   // build, or failed otherwise).
   std::optional<bool> boots(const std::string& commit, Phase phase) {
-    const bool search = phase == Phase::kSearch;
     for (;;) {
-      const std::string target = resolve(commit);
-      if (!of(search ? search_samples_ : confirm_samples_, target).empty()) return true;
-      const auto& failures = search ? failures_ : confirm_failures_;
-      if (auto failure = failures.find(target); failure != failures.end()) {
-        if (failure->second.status != MeasureStatus::kBootFailed) return std::nullopt;
+      if (!journaled_.samples(phase, commit).empty()) return true;
+      if (const JournalEntry* failure = journaled_.failure(phase, commit)) {
+        if (failure->status != MeasureStatus::kBootFailed) return std::nullopt;
         return false;
       }
-      take_sample(commit, phase, search ? 0 : 1);
+      take_sample(commit, phase, phase == Phase::kSearch ? 0 : 1);
     }
   }
 
@@ -595,7 +538,7 @@ class Session {
   // cannot be told good or bad. Each verdict is journaled, so a resumed session reads it back.
   std::optional<SessionResult> test_merge_bases() {
     for (const auto& base : input_.merge_bases) {
-      if (!merge_base_verdicts_.count(base)) {
+      if (!journaled_.verdict_of(base)) {
         std::optional<VerdictKind> kind = judge_merge_base(base);
         if (!aborted_.empty()) return abort(aborted_);
         if (!kind) {
@@ -603,23 +546,25 @@ class Session {
               "the merge base {} of bad and good could not be told good or bad in {} samples "
               "({}). Pass a good commit that bad descends from (--good), or raise "
               "bisect.max_samples",
-              base, search_samples_of(base).size(), medians_text(search_samples_of(base))));
+              base, journaled_.samples(Phase::kSearch, base).size(),
+              medians_text(journaled_.samples(Phase::kSearch, base))));
         }
         JournalEntry entry = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, base);
-        const std::vector<double>& samples = search_samples_of(base);
+        const std::vector<double>& samples = journaled_.samples(Phase::kSearch, base);
         // A skip's reason is its failure's; a base that did not boot was judged by that alone.
         if (*kind != VerdictKind::kSkip && (boot_regression() || samples.empty())) {
           entry.verdict.by_boot = true;
           entry.verdict.samples = static_cast<int>(samples.size());
-          entry.detail = samples.empty() ? not_booting(failures_.at(resolve(base))) : "boots";
+          entry.detail =
+              samples.empty() ? not_booting(*journaled_.failure(Phase::kSearch, base)) : "boots";
         } else if (!samples.empty()) {
           entry.verdict = describe(samples, state_.good, state_.of(0), input_.metric.better);
         }
         entry.verdict.kind = *kind;
         record(entry);
       }
-      if (merge_base_verdicts_.at(base) == VerdictKind::kBad) {
-        const std::vector<double>& samples = search_samples_of(base);
+      if (journaled_.verdict_of(base) == VerdictKind::kBad) {
+        const std::vector<double>& samples = journaled_.samples(Phase::kSearch, base);
         return abort(fmt::format(
             "the merge base {} of bad and good is bad ({}): the regression is older than it, "
             "and good's side fixed it or never had it. Bisect from a good commit that bad "
@@ -649,9 +594,9 @@ class Session {
       return side.has_value();
     };
     if (!sample_until(Phase::kSearch, {base, input_.good, input_.graph->nodes[0].id}, settled)) {
-      auto failure = failures_.find(resolve(base));
-      if (failure == failures_.end()) return std::nullopt;
-      return counts_as_bad(failure->second) ? VerdictKind::kBad : VerdictKind::kSkip;
+      const JournalEntry* failure = journaled_.failure(Phase::kSearch, base);
+      if (!failure) return std::nullopt;
+      return counts_as_bad(*failure) ? VerdictKind::kBad : VerdictKind::kSkip;
     }
     return side ? side : merge_base_side(base);  // at the cap: asked there once more
   }
@@ -664,7 +609,7 @@ class Session {
                              ShiftTest::kMixture)
                  .kind == VerdictKind::kBad;
     };
-    const std::vector<double>& samples = search_samples_of(base);
+    const std::vector<double>& samples = journaled_.samples(Phase::kSearch, base);
     const bool bad_is_worse = worse(samples, state_.of(0));
     if (bad_is_worse == worse(state_.good, samples)) return std::nullopt;
     return bad_is_worse ? VerdictKind::kGood : VerdictKind::kBad;
@@ -679,7 +624,7 @@ class Session {
   // the parent, judged good on a few samples that drew high. The confirmation has just
   // measured both; a strategy that weighs every sample can take it from there.
   bool may_reopen() const {
-    return strategy().weighs_every_sample() && refuted_.size() < kReopenLimit;
+    return strategy().weighs_every_sample() && journaled_.refuted().size() < kReopenLimit;
   }
 
   const SessionInput& input_;
@@ -687,22 +632,10 @@ class Session {
   Measurer& measurer_;
   SessionJournal& journal_;
   const std::unique_ptr<Strategy> boot_strategy_;
-  SearchState state_;
+  JournalState journaled_;
+  SearchState state_;  // the strategy's view of journaled_ (refresh)
   std::map<std::string, int> index_;
-  std::map<std::string, std::vector<double>> search_samples_;
-  std::map<std::string, std::vector<int>> search_sequences_;  // when each was taken
-  std::map<std::string, std::vector<double>> confirm_samples_;
-  std::map<std::string, std::vector<int>> confirm_sequences_;
-  std::map<std::string, int> attempts_;
-  std::map<std::string, std::string> aliases_;
-  std::map<std::string, JournalEntry> failures_;  // search phase: these are skipped
-  std::map<std::string, JournalEntry> confirm_failures_;
-  std::set<std::string> failed_since_a_sample_;  // a failure is its last measurement
-  bool last_failure_counts_ = false;             // the last failure applied was not retried
-  std::vector<RefutedCulprit> refuted_;
-  std::map<std::string, VerdictKind> merge_base_verdicts_;  // journaled
   std::string aborted_;
-  int sequence_ = 0;
 };
 
 }  // namespace
