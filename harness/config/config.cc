@@ -783,8 +783,14 @@ Scenario load_scenario(const fs::path& file) {
   if (fs::is_directory(file, ignored)) {
     fail("cannot read config {}: a directory; pass a YAML file with -c", file.string());
   }
-  if (!fs::is_regular_file(file, ignored)) {
+  if (!fs::exists(file, ignored)) {
     fail("cannot read config {}: no such file; pass an existing YAML file with -c", file.string());
+  }
+  if (!fs::is_regular_file(file, ignored)) {
+    fail(
+        "cannot read config {}: not a regular file (a device, FIFO or socket); pass a YAML file "
+        "with -c",
+        file.string());
   }
   std::string text;
   try {

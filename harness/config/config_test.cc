@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "common/error.h"
 #include "common/file.h"
@@ -661,6 +662,19 @@ TEST_F(ConfigTest, ADirectoryIsNotAConfig) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("configs.yaml: a directory; pass a YAML file with -c"));
+  }
+}
+
+// A FIFO would block the read, and /dev/null reads as an empty config: neither is one.
+TEST_F(ConfigTest, ADeviceOrAFifoIsNotAConfig) {
+  ASSERT_EQ(mkfifo((dir_ / "pipe.yaml").c_str(), 0600), 0);
+  for (const fs::path& file : {dir_ / "pipe.yaml", fs::path("/dev/null")}) {
+    try {
+      load_scenario(file);
+      ADD_FAILURE() << file;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(": not a regular file (a device, FIFO or socket)"));
+    }
   }
 }
 
