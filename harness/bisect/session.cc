@@ -280,7 +280,7 @@ class Session {
   // on a tie, so a resumed session continues the same order), until `settled` or each has five
   // times confirm_count() samples. It is asked from min_samples on, after every sample up to
   // confirm_count() and every confirm_count() samples past that (the endpoint check is asked
-  // every kLateAskPairs pairs there, strategy.cc); past max_samples a side a check needs
+  // every kLateAskPairs pairs there, posterior_strategy.cc); past max_samples a side a check needs
   // alpha / 4 (verdict.cc).
   // With confirm_count() a side, the right culprit of a regression the size of the noise
   // passed both checks in about a fifth of the benchmark's sessions (bisect_accuracy

@@ -86,7 +86,7 @@ CommitVerdict classify(std::span<const double> samples, std::span<const double> 
 enum class ShiftTest { kKernel, kMixture };
 
 // An unsettled endpoint check leans worse at p <= this many alphas: at its cap the strategies
-// go on measuring while it does (strategy.cc).
+// go on measuring while it does (posterior_strategy.cc).
 constexpr double kLeaningWorse = 10;
 
 // What the caller of check_endpoints reads. kWhetherSettled: only the kind (an ask that
