@@ -92,20 +92,10 @@ void lay_out(const std::string& path, uint64_t size, bool fill, bool use_falloca
 // fio's default fadvise_hint=1: the kernel is told how the job walks its files, which sets the
 // read-ahead of buffered I/O (none for a random job, twice the usual for a sequential one).
 int access_advice(const Job& job) {
-  const bool random = job.pattern == Pattern::kRandRead || job.pattern == Pattern::kRandWrite ||
-                      job.pattern == Pattern::kRandReadWrite;
-  return random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+  return is_random(job.pattern) ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
 }
 
 }  // namespace
-
-bool job_reads(const Job& job) {
-  return job.pattern != Pattern::kWrite && job.pattern != Pattern::kRandWrite;
-}
-
-bool job_writes(const Job& job) {
-  return job.pattern != Pattern::kRead && job.pattern != Pattern::kRandRead;
-}
 
 uint64_t block_device_size(int fd, const std::string& path) {
   uint64_t bytes = 0;
@@ -161,7 +151,7 @@ std::vector<std::optional<RunError>> lay_out_files(const std::vector<Job>& jobs)
         continue;
       }
       need.size = std::max(need.size, size);
-      need.fill = need.fill || job_reads(job);
+      need.fill = need.fill || reads(job.pattern);
       need.fallocate = need.fallocate || job.fallocate;
     }
   }
@@ -185,7 +175,7 @@ std::vector<std::optional<RunError>> lay_out_files(const std::vector<Job>& jobs)
 
 std::vector<OpenFile> open_job_files(const Job& job) {
   std::vector<OpenFile> files;
-  int flags = (job_writes(job) ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+  int flags = (writes(job.pattern) ? O_RDWR : O_RDONLY) | O_CLOEXEC;
   if (job.direct) flags |= O_DIRECT;
   for (const std::string& path : job.files) {
     OpenFile file;

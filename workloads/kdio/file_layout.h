@@ -14,9 +14,6 @@
 
 namespace kdio {
 
-bool job_reads(const Job& job);
-bool job_writes(const Job& job);
-
 // fio refuses a job file whose directory= does not exist (when it parses it, so before any job
 // runs and without a report); this is the same check, which throws.
 void check_directories(const std::vector<Job>& jobs);

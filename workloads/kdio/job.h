@@ -16,6 +16,16 @@ namespace kdio {
 enum class Engine { kPsync, kSync, kLibaio, kIoUring };
 enum class Pattern { kRead, kWrite, kRandRead, kRandWrite, kReadWrite, kRandReadWrite };
 
+constexpr bool reads(Pattern p) {
+  return p != Pattern::kWrite && p != Pattern::kRandWrite;
+}
+constexpr bool writes(Pattern p) {
+  return p != Pattern::kRead && p != Pattern::kRandRead;
+}
+constexpr bool is_random(Pattern p) {
+  return p == Pattern::kRandRead || p == Pattern::kRandWrite || p == Pattern::kRandReadWrite;
+}
+
 // ioengine= and rw= as fio spells them, for the parser and the report; a value's first name is
 // the one fio reports (readwrite is another name of rw).
 inline constexpr std::pair<std::string_view, Engine> kEngineNames[] = {

@@ -25,12 +25,6 @@ constexpr std::string_view kCommandLine = "<command line>";
   throw JobError(fmt::format("{}: {}", where, message));
 }
 
-bool reads(Pattern pattern) {
-  return pattern != Pattern::kWrite && pattern != Pattern::kRandWrite;
-}
-bool writes(Pattern pattern) {
-  return pattern != Pattern::kRead && pattern != Pattern::kRandRead;
-}
 bool is_sync_engine(Engine engine) {
   return engine == Engine::kPsync || engine == Engine::kSync;
 }

@@ -40,10 +40,6 @@ Usage thread_usage() {
           static_cast<uint64_t>(ru.ru_minflt), static_cast<uint64_t>(ru.ru_majflt)};
 }
 
-bool is_random(Pattern p) {
-  return p == Pattern::kRandRead || p == Pattern::kRandWrite || p == Pattern::kRandReadWrite;
-}
-
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
@@ -92,7 +88,7 @@ class Worker {
   void check_result(const IoUnit& unit, bool async) const;
   bool reissue_rest(IoUnit& unit);
   void count_write(int file);
-  bool flushes_at_pass_end() const { return job_.end_fsync && job_writes(job_); }
+  bool flushes_at_pass_end() const { return job_.end_fsync && writes(job_.pattern); }
   bool syncs_pending() const { return sync_due_file_ >= 0 || pass_ends_ > 0; }
   // Whether fio runs the sync due when its request for an I/O finds the files done: with psync
   // and sync, not with libaio and io_uring, where only the next pass's first request does.
@@ -167,7 +163,7 @@ class Worker {
 // parser reports these with their FILE:LINE; this is for jobs made otherwise).
 void Worker::check_block_sizes() const {
   for (int d = 0; d < 2; ++d) {
-    if (!(d == 0 ? job_reads(job_) : job_writes(job_))) continue;
+    if (!(d == 0 ? reads(job_.pattern) : writes(job_.pattern))) continue;
     const BlockSizeRange& bs = job_.block_size[d];
     if (bs.min == 0 || bs.max < bs.min || bs.max > kMaxBlockSize) {
       run_fail("job {}: invalid block size {}-{}", job_.name, bs.min, bs.max);
@@ -184,13 +180,13 @@ void Worker::check_block_sizes() const {
 void Worker::setup() {
   check_block_sizes();
   files_ = open_job_files(job_);
-  bool reads = job_reads(job_);
-  bool writes = job_writes(job_);
-  random_unit_ = std::min(reads ? job_.block_size[0].min : UINT64_MAX,
-                          writes ? job_.block_size[1].min : UINT64_MAX);
+  const bool reading = reads(job_.pattern);
+  const bool writing = writes(job_.pattern);
+  random_unit_ = std::min(reading ? job_.block_size[0].min : UINT64_MAX,
+                          writing ? job_.block_size[1].min : UINT64_MAX);
   // Every file takes the first I/O of either direction, so a new pass always finds room.
   uint64_t largest_min_bs =
-      std::max(reads ? job_.block_size[0].min : 0, writes ? job_.block_size[1].min : 0);
+      std::max(reading ? job_.block_size[0].min : 0, writing ? job_.block_size[1].min : 0);
   uint64_t total = 0;
   for (OpenFile& file : files_) {
     fds_.push_back(file.fd.get());
@@ -216,7 +212,7 @@ void Worker::setup() {
   max_bs_ = std::max(job_.block_size[0].max, job_.block_size[1].max);
   // But the buffers need only hold the I/Os the job does: an unused bs=2g is no 2 GiB to fill.
   const uint64_t buffer_bs =
-      std::max(reads ? job_.block_size[0].max : 0, writes ? job_.block_size[1].max : 0);
+      std::max(reading ? job_.block_size[0].max : 0, writing ? job_.block_size[1].max : 0);
 
   int depth =
       job_.engine == Engine::kPsync || job_.engine == Engine::kSync ? 1 : std::max(1, job_.iodepth);
