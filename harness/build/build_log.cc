@@ -4,6 +4,7 @@
 #include <deque>
 #include <vector>
 
+#include "common/lines.h"
 #include "common/printable.h"
 
 namespace kbisect {
@@ -31,9 +32,7 @@ std::string summarize_build_log(std::string_view log, size_t tail_lines) {
   std::vector<std::string_view> errors;
   std::deque<std::string_view> tail;
   while (!log.empty()) {
-    size_t end = log.find('\n');
-    std::string_view line = log.substr(0, end);
-    log.remove_prefix(end == std::string_view::npos ? log.size() : end + 1);
+    std::string_view line = take_line(log);
     if (is_error_line(line) && errors.size() < kMaxErrorLines) errors.push_back(line);
     tail.push_back(line);
     if (tail.size() > tail_lines) tail.pop_front();
@@ -50,10 +49,8 @@ std::string summarize_build_log(std::string_view log, size_t tail_lines) {
 
 std::string first_error_line(std::string_view log) {
   while (!log.empty()) {
-    size_t end = log.find('\n');
-    std::string_view line = log.substr(0, end);
+    std::string_view line = take_line(log);
     if (is_error_line(line)) return one_line_reason(line);
-    log.remove_prefix(end == std::string_view::npos ? log.size() : end + 1);
   }
   return "";
 }

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/file.h"
+#include "common/lines.h"
 
 namespace kbisect {
 namespace {
@@ -54,9 +55,7 @@ KernelConfig KernelConfig::parse(std::string_view text, const std::string& sourc
   KernelConfig config;
   size_t line_number = 0;
   while (!text.empty()) {
-    size_t end = text.find('\n');
-    std::string_view line = trim(text.substr(0, end));
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    std::string_view line = trim(take_line(text));
     ++line_number;
     std::string origin = fmt::format("{}:{}", source_name, line_number);
     if (std::string_view symbol = not_set_symbol(line); !symbol.empty()) {

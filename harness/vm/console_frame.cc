@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/lines.h"
 #include "common/printable.h"
 #include "common/sha256.h"
 
@@ -189,12 +190,7 @@ const Frame* ConsoleFrameParser::frame(std::string_view kind) const {
 
 ConsoleFrameParser parse_console(std::string_view text, ConsoleLimits limits) {
   ConsoleFrameParser parser(limits);
-  while (!text.empty()) {
-    size_t newline = text.find('\n');
-    parser.feed_line(text.substr(0, newline));
-    if (newline == std::string_view::npos) break;
-    text.remove_prefix(newline + 1);
-  }
+  while (!text.empty()) parser.feed_line(take_line(text));
   parser.finish();
   return parser;
 }
