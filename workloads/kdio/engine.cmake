@@ -8,6 +8,7 @@ add_library(kdio_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/engine_psync.cc
   ${CMAKE_CURRENT_LIST_DIR}/file_layout.cc
   ${CMAKE_CURRENT_LIST_DIR}/histogram.cc
+  ${CMAKE_CURRENT_LIST_DIR}/rate_limit.cc
   ${CMAKE_CURRENT_LIST_DIR}/rate_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc
   ${CMAKE_CURRENT_LIST_DIR}/report_json.cc
@@ -26,7 +27,7 @@ target_link_libraries(kdio_core PUBLIC kdio_parser kdio_json_numbers nlohmann_js
 
 kbisect_unit_test(kdio_stats_test
   SOURCES histogram_test.cc json_numbers_test.cc stats_test.cc block_order_test.cc report_test.cc
-    cgroup_test.cc rate_sampler_test.cc
+    cgroup_test.cc rate_limit_test.cc rate_sampler_test.cc
   LIBS kdio_core)
 
 kbisect_unit_test(kdio_worker_test

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "file_layout.h"
+#include "rate_limit.h"
 #include "rate_sampler.h"
 #include "run_error.h"
 
@@ -79,9 +80,6 @@ class Worker {
   void start_over(FileCursor& c, Direction dir);
   uint64_t next_offset(FileCursor& c, Direction dir, uint64_t& len);
   uint64_t free_offset(FileCursor& c, uint64_t& len);
-  uint64_t rate_start_ns(Direction dir) const;
-  Direction sooner_under_rate(Direction dir) const;
-  bool rate_limited(Direction dir) const;
   bool wait_for_rate(Direction dir);
   void complete(IoUnit& unit, uint64_t done_ns, bool async);
   void complete_sync(const IoUnit& unit, uint64_t done_ns);
@@ -148,9 +146,8 @@ class Worker {
   uint64_t deadline_ns_ = UINT64_MAX;
   bool ramping_ = false;
   RateSampler rates_;
+  RateLimit rate_limit_{job_};
   Usage usage_start_;
-  uint64_t issued_bytes_[2] = {0, 0};
-  uint64_t issued_ios_[2] = {0, 0};
   uint64_t writes_ = 0;
   int sync_due_file_ = -1;              // the file to sync before the next I/O, -1 = none
   bool datasync_due_ = false;           // that sync is an fdatasync
@@ -287,16 +284,14 @@ bool Worker::plan(IoUnit& unit) {
       return false;
     }
   }
-  if (rate_limited(dir) && !wait_for_rate(dir)) return false;
+  if (rate_limit_.limits(dir) && !wait_for_rate(dir)) return false;
   unit.dir = dir;
   unit.len = static_cast<uint32_t>(len);
   unit.file = file;
   unit.offset = offset;
   issued_ += len;
   pass_issued_ += len;
-  int d = static_cast<int>(dir);
-  issued_bytes_[d] += len;
-  issued_ios_[d] += 1;
+  rate_limit_.count(dir, len);
   return !stopped();
 }
 
@@ -309,9 +304,10 @@ Direction Worker::next_direction() {
     case Pattern::kRandWrite:
       return Direction::kWrite;
     default:
-      return sooner_under_rate(rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent)
-                                   ? Direction::kRead
-                                   : Direction::kWrite);
+      return rate_limit_.sooner(rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent)
+                                    ? Direction::kRead
+                                    : Direction::kWrite,
+                                now_ns());
   }
 }
 
@@ -384,40 +380,11 @@ uint64_t Worker::free_offset(FileCursor& c, uint64_t& len) {
   return block * random_unit_;
 }
 
-// fio's rate control: an I/O may start once the bytes (or I/Os) before it fit the rate, counted
-// from the start of the measurement (the ramp's I/O does not count after the ramp).
-uint64_t Worker::rate_start_ns(Direction dir) const {
-  int d = static_cast<int>(dir);
-  uint64_t when = 0;
-  if (job_.rate_bytes_per_sec[d]) {
-    when = static_cast<uint64_t>(static_cast<unsigned __int128>(issued_bytes_[d]) * 1'000'000'000u /
-                                 job_.rate_bytes_per_sec[d]);
-  }
-  if (job_.rate_iops[d]) {
-    when = std::max(when, static_cast<uint64_t>(static_cast<unsigned __int128>(issued_ios_[d]) *
-                                                1'000'000'000u / job_.rate_iops[d]));
-  }
-  return stat_start_ns_ + when;
-}
-
-// Mixed I/O with a rate per direction: a direction that must wait gives its turn to the other
-// when that one may start sooner, as fio does; else reads queued behind the write limit.
-Direction Worker::sooner_under_rate(Direction dir) const {
-  const Direction other = dir == Direction::kRead ? Direction::kWrite : Direction::kRead;
-  const uint64_t start = rate_start_ns(dir);
-  return start > now_ns() && rate_start_ns(other) < start ? other : dir;
-}
-
-bool Worker::rate_limited(Direction dir) const {
-  const int d = static_cast<int>(dir);
-  return job_.rate_bytes_per_sec[d] != 0 || job_.rate_iops[d] != 0;
-}
-
 // fio's rate_ddir(): an I/O that is due goes; one that must wait does not wait past the run
 // time, and when the wait reaches it the job ends without that I/O (kdio did it: rate_iops=50
 // runtime=1 did 51 I/Os; fio 50, and 51 only when its wait ends on the very microsecond).
 bool Worker::wait_for_rate(Direction dir) {
-  const uint64_t when = rate_start_ns(dir);
+  const uint64_t when = rate_limit_.start_ns(dir);
   if (when <= now_ns()) return true;
   sleep_until_ns(std::min(when, deadline_ns_), [this] { return stopped(); });
   return now_ns() < deadline_ns_;
@@ -491,7 +458,7 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
     JobResult fresh;
     result_ = fresh;
     stat_start_ns_ = done_ns;
-    for (int d = 0; d < 2; ++d) issued_bytes_[d] = issued_ios_[d] = 0;
+    rate_limit_.restart(done_ns);
     rates_.start(done_ns);
     usage_start_ = thread_usage();
     if (job_.runtime_ns) deadline_ns_ = stat_start_ns_ + job_.runtime_ns;
@@ -783,6 +750,7 @@ void Worker::finish(uint64_t end_ns) {
 
 void Worker::run() {
   run_start_ns_ = stat_start_ns_ = now_ns();
+  rate_limit_.restart(stat_start_ns_);
   rates_.start(stat_start_ns_);
   usage_start_ = thread_usage();
   ramping_ = job_.ramp_time_ns > 0;
