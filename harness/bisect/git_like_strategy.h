@@ -1,6 +1,6 @@
 // The strategies that walk the candidates as git bisect does and judge each commit once, by a
 // rule of their own: classic, lkp and pinpoint, for comparison (strategy.h), and the search of
-// a boot regression (make_boot_strategy).
+// a boot regression (strategy.h: make_boot_strategy).
 #pragma once
 
 #include <memory>

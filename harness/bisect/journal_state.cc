@@ -53,8 +53,8 @@ void JournalState::apply(const JournalEntry& entry) {
           std::min(samples(Phase::kSearch, good_).size(), samples(Phase::kSearch, bad_).size());
       break;
     case JournalEntry::Kind::kReopen:
-      for (const auto& [commit, samples] : confirm_samples_) {
-        append(search_samples_[commit], samples);
+      for (const auto& [commit, values] : confirm_samples_) {
+        append(search_samples_[commit], values);
         append(search_sequences_[commit], confirm_sequences_[commit]);
       }
       confirm_samples_.clear();
@@ -94,7 +94,7 @@ bool JournalState::retries(const JournalEntry& failure) const {
           !samples(Phase::kConfirm, failure.commit).empty());
 }
 
-size_t JournalState::total_samples() const {
+size_t JournalState::sample_count() const {
   size_t total = 0;
   for (const Samples* phase : {&search_samples_, &confirm_samples_}) {
     for (const auto& [commit, values] : *phase) total += values.size();

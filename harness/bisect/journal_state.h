@@ -25,29 +25,32 @@ class JournalState {
   // The commit whose samples `id` shares (an identical image), or `id`.
   std::string resolve(const std::string& id) const;
 
-  // Each of these follows resolve().
+  // These three follow resolve(): they answer for the commit whose image `id` has.
   const std::vector<double>& samples(Phase phase, const std::string& id) const;
   const std::vector<int>& sequences(Phase phase, const std::string& id) const;  // when taken
   // The failure of `id` in `phase` that counts (one retried is not), if any.
   const JournalEntry* failure(Phase phase, const std::string& id) const;
-  // How many times `id` was measured; exactly as named, as the measurer counts its attempts.
+  // How many times `id` itself was measured (no resolve(): the measurer counts the attempts of
+  // the commit it measures).
   int attempts(const std::string& id) const;
 
   // Whether `failure` is taken for its run's, and the commit measured again: the commit built,
   // measured fine before (the search or the confirmation) and has not failed since. Its next
   // failure in a row counts.
   bool retries(const JournalEntry& failure) const;
-  // Whether the last failure applied counts (was not retried).
+  // Whether the last failure applied counts (was not retried): asked right after applying a
+  // failure, whether its verdict is due.
   bool last_failure_counts() const { return last_failure_counts_; }
 
   // Measurements so far, failures included: the next one's MeasureRequest::sequence.
   int sequence() const { return sequence_; }
-  size_t total_samples() const;
+  // Every sample, the confirmation's included.
+  size_t sample_count() const;
   // The search's failures that count, by commit.
   const std::map<std::string, JournalEntry>& search_failures() const { return failures_; }
   // Every verdict, in the order they were made.
   const std::vector<std::pair<std::string, CommitVerdict>>& verdicts() const { return verdicts_; }
-  // The latest verdict about `commit`, if any.
+  // The latest verdict about `commit` itself (no resolve(): a verdict is about the commit named).
   std::optional<VerdictKind> verdict_of(const std::string& commit) const;
   // Once the endpoints differ as configured: the samples each had then (the fewer of the two).
   std::optional<size_t> endpoint_check_samples() const { return endpoint_check_samples_; }

@@ -42,7 +42,7 @@ TEST(JournalState, SamplesAreCountedInOrderAndPerPhase) {
   EXPECT_EQ(state.samples(Phase::kConfirm, "bad"), (std::vector<double>{7}));
   EXPECT_EQ(state.attempts("bad"), 2);
   EXPECT_EQ(state.sequence(), 4);
-  EXPECT_EQ(state.total_samples(), 4u);
+  EXPECT_EQ(state.sample_count(), 4u);
   EXPECT_TRUE(state.samples(Phase::kSearch, "never").empty());
 }
 

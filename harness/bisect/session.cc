@@ -113,7 +113,7 @@ class Session {
   // fine before it stopped booting is no such endpoint: the session ends on it, as on any
   // endpoint that cannot be measured.
   bool boot_regression() const {
-    const std::string& bad = input_.graph->nodes[0].id;
+    const std::string& bad = bad_endpoint(input_);
     return counted_bad(bad) && journaled_.samples(Phase::kSearch, bad).empty() &&
            journaled_.samples(Phase::kConfirm, bad).empty();
   }
@@ -144,7 +144,8 @@ class Session {
       state_.failed[i] = failure && !counts_as_bad(*failure);
       state_.counted_bad[i] = failure && counts_as_bad(*failure);
     }
-    // Verdicts about other commits are the merge bases'.
+    // The strategy judges candidates only; the merge bases' verdicts are the session's own
+    // (test_merge_bases).
     state_.verdicts.clear();
     for (const auto& [commit, verdict] : journaled_.verdicts()) {
       if (auto found = index_.find(commit); found != index_.end()) {
@@ -153,7 +154,7 @@ class Session {
     }
     state_.endpoints_verified = journaled_.endpoint_check_samples().has_value();
     state_.endpoint_check_samples = journaled_.endpoint_check_samples().value_or(0);
-    for (const std::string& endpoint : {input_.good, input_.graph->nodes[0].id}) {
+    for (const std::string& endpoint : {input_.good, bad_endpoint(input_)}) {
       // A bad endpoint that does not boot makes the session a boot regression's.
       if (endpoint != input_.good && boot_regression()) continue;
       const JournalEntry* failure = journaled_.failure(Phase::kSearch, endpoint);
@@ -234,7 +235,7 @@ class Session {
       result.drift = fmt::format("{:+.2g}% of good at the start per 100 samples (p = {:.2g})",
                                  1e4 * drift->per_sample / drift->good_at_start, drift->p_value);
     }
-    result.samples = static_cast<int>(journaled_.total_samples());
+    result.samples = static_cast<int>(journaled_.sample_count());
     std::set<int> decided;
     for (const auto& [commit, verdict_] : state_.verdicts) {
       if (commit != 0) decided.insert(commit);
@@ -296,12 +297,11 @@ class Session {
       const std::string* fewest = nullptr;
       size_t fewest_count = 0;
       for (const auto& commit : commits) {
-        std::string target = resolve(commit);
-        if (journaled_.failure(Phase::kSearch, target) ||
-            journaled_.failure(Phase::kConfirm, target)) {
+        if (journaled_.failure(Phase::kSearch, commit) ||
+            journaled_.failure(Phase::kConfirm, commit)) {
           return false;
         }
-        size_t count = journaled_.samples(phase, target).size();
+        size_t count = journaled_.samples(phase, commit).size();
         if (fewest == nullptr || count < fewest_count) fewest = &commit, fewest_count = count;
       }
       const bool ask = fewest_count >= static_cast<size_t>(input_.spec.min_samples) &&
@@ -478,7 +478,7 @@ class Session {
       revert.text = "skipped: the runner cannot revert commits";
       return revert;
     }
-    const std::string& bad = input_.graph->nodes[0].id;
+    const std::string& bad = bad_endpoint(input_);
     const RevertPlan plan = input_.revert(bad, culprit);
     if (!plan.ok) {
       revert.text = "skipped: " + plan.reason;
@@ -518,7 +518,7 @@ class Session {
   // README, "A refuted culprit"). Else their samples join the search's with the others.
   std::optional<SessionResult> recheck_endpoints(const RefutedCulprit& refuted) {
     const std::string& good = input_.good;
-    const std::string& bad = input_.graph->nodes[0].id;
+    const std::string& bad = bad_endpoint(input_);
     const bool measured = sample_until(Phase::kConfirm, {good, bad}, [&] {
       return confirm_check(good, bad, false).kind != VerdictKind::kUndecided;
     });
@@ -555,8 +555,10 @@ class Session {
         if (*kind != VerdictKind::kSkip && (boot_regression() || samples.empty())) {
           entry.verdict.by_boot = true;
           entry.verdict.samples = static_cast<int>(samples.size());
-          entry.detail =
-              samples.empty() ? not_booting(*journaled_.failure(Phase::kSearch, base)) : "boots";
+          const JournalEntry* failure = journaled_.failure(Phase::kSearch, base);
+          entry.detail = !samples.empty() ? "boots"
+                         : failure        ? not_booting(*failure)
+                                          : "does not boot";
         } else if (!samples.empty()) {
           entry.verdict = describe(samples, state_.good, state_.of(0), input_.metric.better);
         }
@@ -593,7 +595,7 @@ class Session {
       side = merge_base_side(base);
       return side.has_value();
     };
-    if (!sample_until(Phase::kSearch, {base, input_.good, input_.graph->nodes[0].id}, settled)) {
+    if (!sample_until(Phase::kSearch, {base, input_.good, bad_endpoint(input_)}, settled)) {
       const JournalEntry* failure = journaled_.failure(Phase::kSearch, base);
       if (!failure) return std::nullopt;
       return counts_as_bad(*failure) ? VerdictKind::kBad : VerdictKind::kSkip;

@@ -1,4 +1,4 @@
-// How reports write numbers and commands: the same text in the text and the HTML report.
+// How reports write numbers and commit ids: the same text in the text and the HTML report.
 #pragma once
 
 #include <nlohmann/json.hpp>
