@@ -658,6 +658,28 @@ const char* measure_status_name(MeasureStatus status) {
   return "?";
 }
 
+const char* journal_kind_name(JournalEntry::Kind kind) {
+  switch (kind) {
+    case JournalEntry::Kind::kSample:
+      return "sample";
+    case JournalEntry::Kind::kFailure:
+      return "failure";
+    case JournalEntry::Kind::kAlias:
+      return "alias";
+    case JournalEntry::Kind::kVerdict:
+      return "verdict";
+    case JournalEntry::Kind::kEndpointsOk:
+      return "endpoints-ok";
+    case JournalEntry::Kind::kReopen:
+      return "reopen";
+  }
+  return "?";
+}
+
+const char* phase_name(Phase phase) {
+  return phase == Phase::kSearch ? "search" : "confirm";
+}
+
 const char* session_verdict_name(SessionVerdict verdict) {
   switch (verdict) {
     case SessionVerdict::kFound:

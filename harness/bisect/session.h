@@ -75,6 +75,12 @@ struct JournalEntry {
   bool counts_as_bad = false;
 };
 
+// The words the store keeps for these (store/records.h: JournalRecord, VerdictRecord), which the
+// report and the other commands read back: "sample", "failure", "alias", "verdict",
+// "endpoints-ok", "reopen"; "search", "confirm".
+const char* journal_kind_name(JournalEntry::Kind kind);
+const char* phase_name(Phase phase);
+
 // Append-only: the store implements it with SQLite (one row per entry, committed at once).
 class SessionJournal {
  public:

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "bisect/session.h"
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "cli/session_id_option.h"
@@ -118,7 +119,8 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   // confirmation gave it more samples.
   std::vector<VerdictRecord> decisions;
   for (const auto& verdict : store.verdicts_of(session_id)) {
-    if (verdict.phase == "confirm") continue;  // checks after the search, not decisions
+    if (verdict.phase == phase_name(Phase::kConfirm))
+      continue;  // checks after the search, not decisions
     std::erase_if(decisions, [&](const VerdictRecord& d) { return d.commit == verdict.commit; });
     decisions.push_back(verdict);
   }

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bisect/session.h"
 #include "bisect/statistics.h"
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
@@ -130,7 +131,7 @@ SessionRecord nightly_session(const Scenario& scenario, const std::string& tip_r
 // A session that stopped (aborted) after its endpoint check had found the regression.
 bool regression_established(Store& store, int64_t session_id) {
   for (const auto& entry : store.journal_of(session_id)) {
-    if (entry.kind == "endpoints-ok") return true;
+    if (entry.kind == journal_kind_name(JournalEntry::Kind::kEndpointsOk)) return true;
   }
   return false;
 }

@@ -13,29 +13,11 @@
 namespace kbisect {
 namespace {
 
-const char* kind_text(JournalEntry::Kind kind) {
-  switch (kind) {
-    case JournalEntry::Kind::kSample:
-      return "sample";
-    case JournalEntry::Kind::kFailure:
-      return "failure";
-    case JournalEntry::Kind::kAlias:
-      return "alias";
-    case JournalEntry::Kind::kVerdict:
-      return "verdict";
-    case JournalEntry::Kind::kEndpointsOk:
-      return "endpoints-ok";
-    case JournalEntry::Kind::kReopen:
-      return "reopen";
-  }
-  return "?";
-}
-
 JournalEntry::Kind parse_kind(const std::string& text) {
   for (auto kind : {JournalEntry::Kind::kSample, JournalEntry::Kind::kFailure,
                     JournalEntry::Kind::kAlias, JournalEntry::Kind::kVerdict,
                     JournalEntry::Kind::kEndpointsOk, JournalEntry::Kind::kReopen}) {
-    if (text == kind_text(kind)) return kind;
+    if (text == journal_kind_name(kind)) return kind;
   }
   fail("the database holds an unknown journal entry kind '{}'; was it written by a newer kbisect?",
        text);
@@ -163,8 +145,8 @@ void StoreJournal::add_verdict(VerdictRecord verdict, const std::string& commit,
 void StoreJournal::append(const JournalEntry& entry) {
   JournalRecord record;
   record.session_id = session_id_;
-  record.kind = kind_text(entry.kind);
-  record.phase = entry.phase == Phase::kSearch ? "search" : "confirm";
+  record.kind = journal_kind_name(entry.kind);
+  record.phase = phase_name(entry.phase);
   record.commit = entry.commit;
   record.detail = entry.detail;
   const std::string short_id = entry.commit.substr(0, 12);
@@ -249,7 +231,7 @@ std::vector<JournalEntry> StoreJournal::replay() const {
   for (const auto& record : store_.journal_of(session_id_)) {
     JournalEntry entry;
     entry.kind = parse_kind(record.kind);
-    entry.phase = record.phase == "confirm" ? Phase::kConfirm : Phase::kSearch;
+    entry.phase = record.phase == phase_name(Phase::kConfirm) ? Phase::kConfirm : Phase::kSearch;
     entry.commit = record.commit;
     entry.detail = record.detail;
     if (record.value) entry.value = *record.value;
@@ -264,7 +246,8 @@ std::vector<JournalEntry> StoreJournal::replay() const {
 std::string measured_as(Store& store, int64_t session_id, const std::string& commit) {
   std::map<std::string, std::string> aliases;
   for (const JournalRecord& entry : store.journal_of(session_id)) {
-    if (entry.kind == kind_text(JournalEntry::Kind::kAlias)) aliases[entry.commit] = entry.detail;
+    if (entry.kind == journal_kind_name(JournalEntry::Kind::kAlias))
+      aliases[entry.commit] = entry.detail;
   }
   return follow_aliases(aliases, commit);
 }

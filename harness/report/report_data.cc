@@ -4,6 +4,7 @@
 #include <set>
 
 #include "bisect/aliases.h"
+#include "bisect/session.h"
 #include "common/error.h"
 #include "store/store.h"
 
@@ -67,11 +68,14 @@ ReportData load_report_data(Store& store, int64_t session_id) {
   data.compilers.assign(compilers.begin(), compilers.end());
 
   for (const auto& record : store.journal_of(session_id)) {
-    if (record.kind == "alias") data.same_image_as[record.commit] = record.detail;
+    if (record.kind == journal_kind_name(JournalEntry::Kind::kAlias)) {
+      data.same_image_as[record.commit] = record.detail;
+    }
     // A refuted culprit's confirmation went to the search; the next one confirms another.
-    if (record.kind == "reopen") data.confirm_commits.clear();
-    const bool measured = record.kind == "sample" || record.kind == "failure";
-    if (measured && record.phase == "confirm" &&
+    if (record.kind == journal_kind_name(JournalEntry::Kind::kReopen)) data.confirm_commits.clear();
+    const bool measured = record.kind == journal_kind_name(JournalEntry::Kind::kSample) ||
+                          record.kind == journal_kind_name(JournalEntry::Kind::kFailure);
+    if (measured && record.phase == phase_name(Phase::kConfirm) &&
         std::find(data.confirm_commits.begin(), data.confirm_commits.end(), record.commit) ==
             data.confirm_commits.end()) {
       data.confirm_commits.push_back(record.commit);
@@ -126,7 +130,7 @@ std::optional<VerdictRecord> last_search_verdict(const ReportData& data,
                                                  const std::string& commit) {
   std::optional<VerdictRecord> last, last_decided;
   for (const auto& verdict : data.verdicts) {
-    if (verdict.commit != commit || verdict.phase != "search") continue;
+    if (verdict.commit != commit || verdict.phase != phase_name(Phase::kSearch)) continue;
     last = verdict;
     if (verdict.verdict != Verdict::kUndecided) last_decided = verdict;
   }
