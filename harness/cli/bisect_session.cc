@@ -356,8 +356,9 @@ nlohmann::json stopped_result(Store* store, int64_t session_id, const std::strin
   // endpoints and the skipped ones. Verdicts alone would not do: adaptive's come at its end.
   std::set<std::string> judged;
   if (store && session_id != 0) {
-    for (const auto& entry : store->journal_of(session_id))
+    for (const auto& entry : store->journal_of(session_id)) {
       samples += entry.kind == journal_kind_name(JournalEntry::Kind::kSample);
+    }
     for (const auto& step : store->steps_of(session_id)) {
       if (step.phase == phase_name(Phase::kSearch)) judged.insert(step.commit);
     }

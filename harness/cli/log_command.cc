@@ -119,8 +119,8 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
   // confirmation gave it more samples.
   std::vector<VerdictRecord> decisions;
   for (const auto& verdict : store.verdicts_of(session_id)) {
-    if (verdict.phase == phase_name(Phase::kConfirm))
-      continue;  // checks after the search, not decisions
+    // Checks after the search, not decisions.
+    if (verdict.phase == phase_name(Phase::kConfirm)) continue;
     std::erase_if(decisions, [&](const VerdictRecord& d) { return d.commit == verdict.commit; });
     decisions.push_back(verdict);
   }
