@@ -8,6 +8,7 @@ add_library(kdio_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/engine_psync.cc
   ${CMAKE_CURRENT_LIST_DIR}/file_layout.cc
   ${CMAKE_CURRENT_LIST_DIR}/histogram.cc
+  ${CMAKE_CURRENT_LIST_DIR}/io_planner.cc
   ${CMAKE_CURRENT_LIST_DIR}/rate_limit.cc
   ${CMAKE_CURRENT_LIST_DIR}/rate_sampler.cc
   ${CMAKE_CURRENT_LIST_DIR}/report.cc
@@ -31,7 +32,7 @@ kbisect_unit_test(kdio_stats_test
   LIBS kdio_core)
 
 kbisect_unit_test(kdio_worker_test
-  SOURCES worker_test.cc
+  SOURCES worker_test.cc io_planner_test.cc
   LIBS kdio_core)
 target_compile_definitions(kdio_worker_test PRIVATE
   KDIO_TEST_DIR="${CMAKE_CURRENT_BINARY_DIR}/worker_test_files")

@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "block_order.h"
 #include "clock.h"
 #include "engine.h"
 #include "file_layout.h"
+#include "io_planner.h"
 #include "rate_limit.h"
 #include "rate_sampler.h"
 #include "run_error.h"
@@ -45,15 +47,6 @@ struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
 
-struct FileCursor {
-  uint64_t size = 0;
-  uint64_t next_seq[2] = {0, 0};  // per Direction: reads and writes walk apart, as in fio
-  uint64_t blocks = 0;            // of random_unit_ bytes
-  BlockOrder order;
-  BlockMap done;          // random I/O with the random map only
-  bool finished = false;  // the file has had its share of the current pass
-};
-
 class Worker {
  public:
   Worker(const Job& job, int job_number, JobResult& result, const std::atomic<bool>& stop)
@@ -69,17 +62,8 @@ class Worker {
   }
   bool stopped() const { return stop_.load(std::memory_order_relaxed); }
   void check_block_sizes() const;
-  void start_pass();
-  bool start_next_pass();
-  void start_file_pass(FileCursor& c);
   bool plan(IoUnit& unit);
   Direction next_direction();
-  uint64_t draw_length(Direction dir);
-  int place(Direction dir, uint64_t& len, uint64_t& offset);
-  bool file_pass_over(const FileCursor& c, Direction dir) const;
-  void start_over(FileCursor& c, Direction dir);
-  uint64_t next_offset(FileCursor& c, Direction dir, uint64_t& len);
-  uint64_t free_offset(FileCursor& c, uint64_t& len);
   bool wait_for_rate(Direction dir);
   void complete(IoUnit& unit, uint64_t done_ns, bool async);
   void complete_sync(const IoUnit& unit, uint64_t done_ns);
@@ -87,7 +71,9 @@ class Worker {
   bool reissue_rest(IoUnit& unit);
   void count_write(int file);
   bool flushes_at_pass_end() const { return job_.end_fsync && writes(job_.pattern); }
-  bool syncs_pending() const { return sync_due_file_ >= 0 || pass_ends_ > 0; }
+  // Passes ended since the syncs last ran.
+  int pass_ends() const { return planner_->passes_ended() - synced_passes_; }
+  bool syncs_pending() const { return sync_due_file_ >= 0 || pass_ends() > 0; }
   // Whether fio runs the sync due when its request for an I/O finds the files done: with psync
   // and sync, not with libaio and io_uring, where only the next pass's first request does.
   bool syncs_when_files_done() const { return engine_->synchronous(); }
@@ -121,7 +107,6 @@ class Worker {
 
   std::vector<OpenFile> files_;
   std::vector<int> fds_;
-  std::vector<FileCursor> cursors_;
   std::unique_ptr<void, FreeDeleter> buffers_;
   std::vector<IoUnit> units_;
   std::vector<IoUnit*> free_units_;
@@ -130,15 +115,7 @@ class Worker {
   IoUnit lone_sync_;             // a sync through the engine with nothing else in flight
   std::unique_ptr<IoEngine> engine_;
 
-  uint64_t io_limit_ = 0;     // io_size, else the files' size: what more passes make up for
-  uint64_t issue_limit_ = 0;  // io_limit_ for each loop: the bytes the whole job issues
-  uint64_t max_bs_ = 0;
-  uint64_t random_unit_ = 4096;
-  int loops_ = 1;
-  uint64_t passes_ = 0;  // started
-  int next_file_ = 0;
-  uint64_t issued_ = 0;  // bytes, in the whole job
-  uint64_t pass_issued_ = 0;
+  std::optional<IoPlanner> planner_;
   bool more_ = true;  // false once the job has issued everything it will issue
 
   uint64_t run_start_ns_ = 0;
@@ -149,10 +126,9 @@ class Worker {
   RateLimit rate_limit_{job_};
   Usage usage_start_;
   uint64_t writes_ = 0;
-  int sync_due_file_ = -1;              // the file to sync before the next I/O, -1 = none
-  bool datasync_due_ = false;           // that sync is an fdatasync
-  int pass_ends_ = 0;                   // passes ended since the syncs last ran
-  bool ended_with_files_done_ = false;  // the job's last pass, rather than at the limit
+  int sync_due_file_ = -1;     // the file to sync before the next I/O, -1 = none
+  bool datasync_due_ = false;  // that sync is an fdatasync
+  int synced_passes_ = 0;      // the passes that had ended when the syncs last ran
   int inflight_ = 0;
 };
 
@@ -177,39 +153,14 @@ void Worker::check_block_sizes() const {
 void Worker::setup() {
   check_block_sizes();
   files_ = open_job_files(job_);
-  const bool reading = reads(job_.pattern);
-  const bool writing = writes(job_.pattern);
-  random_unit_ = std::min(reading ? job_.block_size[0].min : UINT64_MAX,
-                          writing ? job_.block_size[1].min : UINT64_MAX);
-  // Every file takes the first I/O of either direction, so a new pass always finds room.
-  uint64_t largest_min_bs =
-      std::max(reading ? job_.block_size[0].min : 0, writing ? job_.block_size[1].min : 0);
-  uint64_t total = 0;
-  for (OpenFile& file : files_) {
+  std::vector<uint64_t> file_sizes;
+  for (const OpenFile& file : files_) {
     fds_.push_back(file.fd.get());
-    FileCursor cursor;
-    cursor.size = file.size;
-    cursor.blocks = file.size / random_unit_;
-    if (file.size < largest_min_bs) {
-      run_fail("job {}: file size {} is smaller than the block size {}", job_.name, file.size,
-               largest_min_bs);
-    }
-    cursors_.push_back(cursor);
-    total += file.size;
+    file_sizes.push_back(file.size);
   }
-  // As in fio, an io_size below the block size is no error: the limit is checked before each
-  // I/O, so the job does one.
-  io_limit_ = job_.io_size != 0 ? job_.io_size : total;
-  loops_ = std::max(1, job_.loops);
-  // A time-based job has no loops: as in fio, its files start over one by one as each is done.
-  issue_limit_ = job_.time_based || io_limit_ > UINT64_MAX / static_cast<uint64_t>(loops_)
-                     ? UINT64_MAX
-                     : io_limit_ * static_cast<uint64_t>(loops_);
-  // fio's td_max_bs(): over both directions, used or not.
-  max_bs_ = std::max(job_.block_size[0].max, job_.block_size[1].max);
-  // But the buffers need only hold the I/Os the job does: an unused bs=2g is no 2 GiB to fill.
-  const uint64_t buffer_bs =
-      std::max(reading ? job_.block_size[0].max : 0, writing ? job_.block_size[1].max : 0);
+  // The buffers need only hold the I/Os the job does: an unused bs=2g is no 2 GiB to fill.
+  const uint64_t buffer_bs = std::max(reads(job_.pattern) ? job_.block_size[0].max : 0,
+                                      writes(job_.pattern) ? job_.block_size[1].max : 0);
 
   int depth =
       job_.engine == Engine::kPsync || job_.engine == Engine::kSync ? 1 : std::max(1, job_.iodepth);
@@ -226,6 +177,7 @@ void Worker::setup() {
     uint64_t v = fill.next();
     std::memcpy(static_cast<char*>(mem) + off, &v, 8);
   }
+  planner_.emplace(job_, file_sizes, rng_);
   units_.resize(static_cast<size_t>(depth));
   for (int i = 0; i < depth; ++i) {
     IoUnit& unit = units_[static_cast<size_t>(i)];
@@ -239,59 +191,22 @@ void Worker::setup() {
   engine_ = make_engine(job_, fds_, units_);
 }
 
-void Worker::start_pass() {
-  ++passes_;
-  pass_issued_ = 0;
-  for (FileCursor& c : cursors_) start_file_pass(c);
-}
-
-// fio's keep_running(): a pass for each loop, then more while io_size is not done by at least
-// the largest block size; a pass that issued nothing (the limit was reached before it) ends
-// the job.
-bool Worker::start_next_pass() {
-  if (pass_issued_ == 0) return false;
-  if (passes_ >= static_cast<uint64_t>(loops_) &&
-      (issued_ >= io_limit_ || io_limit_ - issued_ < max_bs_)) {
-    return false;
-  }
-  start_pass();
-  return true;
-}
-
-void Worker::start_file_pass(FileCursor& c) {
-  c.finished = false;
-  c.next_seq[0] = c.next_seq[1] = 0;
-  c.order.reset(c.blocks, rng_.next());
-  if (is_random(job_.pattern) && !job_.norandommap) c.done.reset(c.blocks);
-}
-
-// Chooses the next unit's direction, size, file and offset; false when the job is done. As in
-// fio, the job's limit is checked before each I/O, so the last one may go past it; a pass ends
-// when that limit is reached or every file is done.
+// Chooses the next unit's direction, size, file and offset, and waits for the rate; false when
+// the job is done.
 bool Worker::plan(IoUnit& unit) {
   if (stopped()) {
     result_.interrupted = true;
     return false;
   }
   const Direction dir = next_direction();
-  uint64_t len = draw_length(dir);
-  uint64_t offset = 0;
-  int file = -1;
-  while (issued_ >= issue_limit_ || (file = place(dir, len, offset)) < 0) {
-    ++pass_ends_;
-    if (!start_next_pass()) {
-      ended_with_files_done_ = issued_ < issue_limit_;
-      return false;
-    }
-  }
+  const std::optional<PlannedIo> io = planner_->next(dir);
+  if (!io) return false;
   if (rate_limit_.limits(dir) && !wait_for_rate(dir)) return false;
   unit.dir = dir;
-  unit.len = static_cast<uint32_t>(len);
-  unit.file = file;
-  unit.offset = offset;
-  issued_ += len;
-  pass_issued_ += len;
-  rate_limit_.count(dir, len);
+  unit.len = io->len;
+  unit.file = io->file;
+  unit.offset = io->offset;
+  rate_limit_.count(dir, io->len);
   return !stopped();
 }
 
@@ -309,75 +224,6 @@ Direction Worker::next_direction() {
                                     : Direction::kWrite,
                                 now_ns());
   }
-}
-
-uint64_t Worker::draw_length(Direction dir) {
-  const BlockSizeRange& bs = job_.block_size[static_cast<int>(dir)];
-  if (bs.max == bs.min) return bs.min;
-  return bs.min * (1 + rng_.below(bs.max / bs.min));
-}
-
-// fio's per-file accounting: round robin over the files, passing over those that had their
-// share of the pass (a file done in one direction is done in both, as in fio); -1 once all
-// have, which ends the pass. In a time-based run each file starts over on its own as soon as it
-// is done. Cuts `len` to the room at the offset.
-int Worker::place(Direction dir, uint64_t& len, uint64_t& offset) {
-  for (size_t tried = 0; tried < cursors_.size(); ++tried) {
-    int file = next_file_;
-    next_file_ = (next_file_ + 1) % static_cast<int>(cursors_.size());
-    FileCursor& c = cursors_[static_cast<size_t>(file)];
-    if (job_.time_based && file_pass_over(c, dir)) start_over(c, dir);
-    if (!c.finished && !file_pass_over(c, dir)) {
-      offset = next_offset(c, dir, len);
-      return file;
-    }
-    c.finished = true;
-  }
-  return -1;
-}
-
-// Whether the file has no room left in this pass for an I/O of `dir`.
-bool Worker::file_pass_over(const FileCursor& c, Direction dir) const {
-  if (!is_random(job_.pattern)) {
-    const int d = static_cast<int>(dir);
-    return c.next_seq[d] + job_.block_size[d].min > c.size;
-  }
-  return !job_.norandommap && c.done.full();
-}
-
-// In a time-based run: a random file starts a new pass, a sequential one starts over in the
-// direction that reached its end only (fio's get_next_seq_offset).
-void Worker::start_over(FileCursor& c, Direction dir) {
-  if (is_random(job_.pattern)) {
-    start_file_pass(c);
-  } else {
-    c.next_seq[static_cast<int>(dir)] = 0;
-  }
-}
-
-// The file's offset for the next I/O of `dir`, with `len` cut to the room there: the rest of the
-// file, as fio's get_next_buflen fits the size to the file.
-uint64_t Worker::next_offset(FileCursor& c, Direction dir, uint64_t& len) {
-  if (!is_random(job_.pattern)) {
-    const int d = static_cast<int>(dir);
-    const uint64_t min_bs = job_.block_size[d].min;
-    len = std::min(len, (c.size - c.next_seq[d]) / min_bs * min_bs);
-    c.next_seq[d] += len;
-    return c.next_seq[d] - len;
-  }
-  if (!job_.norandommap) return free_offset(c, len);
-  uint64_t offset = rng_.below(c.blocks) * random_unit_;
-  len = std::min(len, (c.size - offset) / random_unit_ * random_unit_);
-  return offset;
-}
-
-// fio's random map (io_u.c: get_next_rand_offset, mark_random_map): the I/O starts on a random
-// block, or the next one this pass has not done, and is cut short before the next done one.
-uint64_t Worker::free_offset(FileCursor& c, uint64_t& len) {
-  uint64_t block = c.done.next_free(c.order.next());
-  uint64_t claimed = c.done.claim(block, (len + random_unit_ - 1) / random_unit_);
-  len = std::min(len, claimed * random_unit_);
-  return block * random_unit_;
 }
 
 // fio's rate_ddir(): an I/O that is due goes; one that must wait does not wait past the run
@@ -588,13 +434,13 @@ void Worker::count_write(int file) {
 // libaio and io_uring the sync runs once, at the next pass's start, after end_fsync (loops=3 of
 // 3 writes with fsync=3: psync 4 syncs, libaio and io_uring 2).
 void Worker::run_pending_syncs() {
-  const bool synced = sync_due_file_ >= 0 && (pass_ends_ == 0 || syncs_when_files_done());
+  const bool synced = sync_due_file_ >= 0 && (pass_ends() == 0 || syncs_when_files_done());
   if (synced) sync_file(sync_due_file_);
-  if (pass_ends_ > 0) {
+  if (pass_ends() > 0) {
     if (flushes_at_pass_end() && !synced) flush_files();
     if (sync_due_file_ >= 0) sync_file(sync_due_file_);
   }
-  pass_ends_ = 0;
+  synced_passes_ = planner_->passes_ended();
   sync_due_file_ = -1;
 }
 
@@ -604,10 +450,11 @@ void Worker::run_pending_syncs() {
 // (unless fio just synced) for each pass that ended the job: the last (also a stopped one), and
 // the empty one fio starts when the limit was reached before the loops were done.
 void Worker::run_final_syncs() {
-  const bool synced = syncs_when_files_done() && ended_with_files_done_ && sync_due_file_ >= 0;
+  const bool synced =
+      syncs_when_files_done() && planner_->ended_with_files_done() && sync_due_file_ >= 0;
   if (synced) sync_file(sync_due_file_);
   if (!flushes_at_pass_end()) return;
-  for (int i = synced ? 1 : 0; i < std::max(1, pass_ends_); ++i) flush_files();
+  for (int i = synced ? 1 : 0; i < std::max(1, pass_ends()); ++i) flush_files();
 }
 
 // As fio's td_io_queue(): an I/O counts in total_ios ("issued rwts") when the engine takes it,
@@ -709,7 +556,7 @@ void Worker::run_async() {
       }
       free_units_.pop_back();
       if (syncs_pending()) {
-        if (pass_ends_ == 0 && engine_->queues_syncs()) {
+        if (pass_ends() == 0 && engine_->queues_syncs()) {
           queue_due_sync();
         } else {
           submit_staged();
@@ -755,7 +602,6 @@ void Worker::run() {
   usage_start_ = thread_usage();
   ramping_ = job_.ramp_time_ns > 0;
   if (job_.runtime_ns) deadline_ns_ = run_start_ns_ + job_.ramp_time_ns + job_.runtime_ns;
-  start_pass();
   try {
     if (engine_->synchronous()) {
       run_sync();
