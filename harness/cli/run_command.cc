@@ -108,6 +108,61 @@ nlohmann::json run_result(const Scenario& scenario, const std::string& commit,
   return {{"commit", commit}, {"variants", variants}};
 }
 
+// Measures samples first + 1 to total of each variant, the variants in turn; stops at a build or
+// boot failure, which would only repeat.
+void measure_runs(CommandContext& context, CommitMeasurer& measurer, const std::string& commit,
+                  std::vector<VariantRuns>& runs, int first, int total, bool print_samples) {
+  for (int i = first; i < total; ++i) {
+    for (auto& variant_runs : runs) {
+      throw_if_interrupted();
+      const Variant* variant = variant_runs.variant;
+      MeasuredRun measured = measurer.measure(commit, variant, std::nullopt);
+      const bool ok = measured.outcome == Outcome::kOk;
+      if (print_samples) {
+        fmt::print("{}{} sample {}/{}: {}{}\n", commit.substr(0, 12),
+                   variant ? "@" + variant->name : "", i + 1, total, outcome_name(measured.outcome),
+                   ok ? fmt::format(" {} = {:.2f}", metric_key(context.scenario.metrics.front()),
+                                    *measured.value)
+                      : " (" + measured.detail + ")");
+      }
+      context.events.emit("sample", {{"commit", commit},
+                                     {"variant", variant_name(variant)},
+                                     {"outcome", outcome_name(measured.outcome)},
+                                     {"metrics", measured.metrics}});
+      const bool final_answer =
+          measured.outcome == Outcome::kBuildFailed || measured.outcome == Outcome::kBootFailed;
+      variant_runs.measurements.push_back(std::move(measured));
+      if (final_answer) return;
+    }
+  }
+}
+
+// The summary (or --json's result line) and the scenario's table; exit 1 when a run failed.
+int report_runs(CommandContext& context, const RunOptions& options, const std::string& commit,
+                const std::vector<VariantRuns>& runs, const PhaseTimings& timings) {
+  const Scenario& scenario = context.scenario;
+  const std::string table =
+      scenario.table == ReportTable::kNone ? "" : scenario_table(context, options.commit, runs);
+  if (context.events.mode() == Events::Mode::kJsonLines) {
+    nlohmann::json result = run_result(scenario, commit, runs);
+    if (!table.empty()) result["table"] = table;
+    fmt::print("{}\n", json_text(result));
+  } else {
+    for (const auto& variant_runs : runs) {
+      if (runs.size() > 1) fmt::print("variant {}:\n", variant_name(variant_runs.variant));
+      print_summary(scenario, variant_runs.measurements);
+    }
+    if (!table.empty()) fmt::print("\n{}", table);
+    if (options.timings) print_timings(timings);
+  }
+  for (const auto& variant_runs : runs) {
+    for (const auto& m : variant_runs.measurements) {
+      if (m.outcome != Outcome::kOk) return 1;
+    }
+  }
+  return 0;
+}
+
 int run(const GlobalOptions& globals, const RunOptions& options) {
   CommandContext context(globals, options.config);
   const Scenario& scenario = context.scenario;
@@ -135,56 +190,13 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
   }
   const int to_measure = std::max(0, samples - static_cast<int>(stored.size()));
   const bool json = context.events.mode() == Events::Mode::kJsonLines;
-
-  bool final_answer = false;
-  for (int i = 0; i < to_measure && !final_answer; ++i) {
-    for (auto& variant_runs : runs) {
-      throw_if_interrupted();
-      const Variant* variant = variant_runs.variant;
-      MeasuredRun measured = measurer.measure(commit, variant, std::nullopt);
-      const bool ok = measured.outcome == Outcome::kOk;
-      if (!options.git_bisect_run && !json) {
-        fmt::print(
-            "{}{} sample {}/{}: {}{}\n", commit.substr(0, 12), variant ? "@" + variant->name : "",
-            i + 1, samples, outcome_name(measured.outcome),
-            ok ? fmt::format(" {} = {:.2f}", metric_key(scenario.metrics.front()), *measured.value)
-               : " (" + measured.detail + ")");
-      }
-      context.events.emit("sample", {{"commit", commit},
-                                     {"variant", variant_name(variant)},
-                                     {"outcome", outcome_name(measured.outcome)},
-                                     {"metrics", measured.metrics}});
-      // A kernel that does not build or boot gives the same answer every time.
-      final_answer =
-          measured.outcome == Outcome::kBuildFailed || measured.outcome == Outcome::kBootFailed;
-      variant_runs.measurements.push_back(std::move(measured));
-      if (final_answer) break;
-    }
-  }
+  measure_runs(context, measurer, commit, runs, samples - to_measure, samples,
+               !options.git_bisect_run && !json);
   if (options.git_bisect_run) {
     return git_bisect_run_verdict(context, measurer, *endpoints, commit, runs.front().variant,
                                   stored, runs.front().measurements);
   }
-  const std::string table =
-      scenario.table == ReportTable::kNone ? "" : scenario_table(context, options.commit, runs);
-  if (json) {
-    nlohmann::json result = run_result(scenario, commit, runs);
-    if (!table.empty()) result["table"] = table;
-    fmt::print("{}\n", json_text(result));
-  } else {
-    for (const auto& variant_runs : runs) {
-      if (runs.size() > 1) fmt::print("variant {}:\n", variant_name(variant_runs.variant));
-      print_summary(scenario, variant_runs.measurements);
-    }
-    if (!table.empty()) fmt::print("\n{}", table);
-    if (options.timings) print_timings(measurer.timings());
-  }
-  for (const auto& variant_runs : runs) {
-    for (const auto& m : variant_runs.measurements) {
-      if (m.outcome != Outcome::kOk) return 1;
-    }
-  }
-  return 0;
+  return report_runs(context, options, commit, runs, measurer.timings());
 }
 
 }  // namespace
