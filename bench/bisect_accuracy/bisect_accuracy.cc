@@ -19,7 +19,7 @@
 
 #include "bisect/commit_graph.h"
 #include "bisect/session.h"
-#include "bisect/sim_runner.h"
+#include "bisect/sim_measurer.h"
 #include "bisect/strategy.h"
 
 namespace kbisect {

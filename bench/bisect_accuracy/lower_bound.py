@@ -6,7 +6,7 @@ the sim runner's noise):
 - the search: naming the culprit right with probability 1 - pe takes, by Fano's inequality,
   log2(64) - h(pe) - pe log2(63) bits about it, and one sample at a commit carries at most the
   capacity of the channel from "good or bad" to the sampled value (the two noise densities as
-  sim_runner.cc draws them, known exactly). Endpoint samples carry none about where the culprit
+  sim_measurer.cc draws them, known exactly). Endpoint samples carry none about where the culprit
   is, so the check's samples do not count here.
 - the endpoint check: any test that declares a regression with probability <= alpha where there
   is none and misses one with probability <= beta needs, on average under the regression,
@@ -28,7 +28,7 @@ import math
 import sys
 
 CANDIDATES = 64
-P2, MODE2 = 0.2, 0.8  # the benchmark's bimodal noise (sim_runner.cc, scenario.h)
+P2, MODE2 = 0.2, 0.8  # the benchmark's bimodal noise (sim_measurer.cc, scenario.h)
 GRID = 20000
 
 
@@ -38,7 +38,7 @@ def log_normal_pdf(x, mean, sd):
 
 
 def log_density(noise, cv, base):
-    """log f(y) of one sample of a commit whose true value is `base` (sim_runner.cc)."""
+    """log f(y) of one sample of a commit whose true value is `base` (sim_measurer.cc)."""
     if noise == "normal":
         return lambda y: log_normal_pdf(y, base, base * cv)
     if noise == "lognormal":

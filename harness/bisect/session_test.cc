@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "bisect/posterior.h"
-#include "bisect/sim_runner.h"
+#include "bisect/sim_measurer.h"
 #include "bisect/test_graphs.h"
 #include "common/error.h"
 

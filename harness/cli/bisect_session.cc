@@ -8,7 +8,7 @@
 #include <set>
 
 #include "bisect/session.h"
-#include "bisect/sim_runner.h"
+#include "bisect/sim_measurer.h"
 #include "bisect/statistics.h"
 #include "common/error.h"
 #include "common/json_text.h"

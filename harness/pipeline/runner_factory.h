@@ -1,5 +1,5 @@
 // The Runner a scenario asks for (vm.runner): qemu or libvirt. runner: sim has no kernels to
-// boot; only the bisection's simulated measurer (bisect/sim_runner.h) serves it.
+// boot; only the bisection's simulated measurer (bisect/sim_measurer.h) serves it.
 #pragma once
 
 #include <filesystem>

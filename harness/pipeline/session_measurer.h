@@ -4,7 +4,7 @@
 //   KernelMeasurer: real kernels; builds (or takes from the cache) the commit's kernel, boots it
 //     once; a commit whose image is byte-identical to one already measured is reported as such,
 //     so the session reuses those samples without a boot.
-//   StoredSimMeasurer: runner: sim, for statistical tests only (bisect/sim_runner.h).
+//   StoredSimMeasurer: runner: sim, for statistical tests only (bisect/sim_measurer.h).
 #pragma once
 
 #include <map>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bisect/session.h"
-#include "bisect/sim_runner.h"
+#include "bisect/sim_measurer.h"
 #include "pipeline/measure.h"
 
 namespace kbisect {

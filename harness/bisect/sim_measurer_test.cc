@@ -1,4 +1,4 @@
-#include "bisect/sim_runner.h"
+#include "bisect/sim_measurer.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ std::vector<double> draw(SimMeasurer& sim, const std::string& commit, int count)
   return values;
 }
 
-TEST(SimRunner, ChangesMultiplyDescendantsOnly) {
+TEST(SimMeasurer, ChangesMultiplyDescendantsOnly) {
   CommitGraph graph = testing::merge_graph();
   SimSpec spec;
   spec.changes = {{fake_id(12), 0.9}, {"commit 3", 0.5}};
@@ -40,7 +40,7 @@ TEST(SimRunner, ChangesMultiplyDescendantsOnly) {
   EXPECT_DOUBLE_EQ(sim.true_value(plan.measure_id), 5000);
 }
 
-TEST(SimRunner, DeterministicPerCommitAndAttempt) {
+TEST(SimMeasurer, DeterministicPerCommitAndAttempt) {
   CommitGraph graph = testing::linear_graph(4);
   SimMeasurer a(graph, good_id(), SimSpec{}), b(graph, good_id(), SimSpec{});
   EXPECT_EQ(a.measure({fake_id(1), 3, 0}).value, b.measure({fake_id(1), 3, 0}).value);
@@ -51,7 +51,7 @@ TEST(SimRunner, DeterministicPerCommitAndAttempt) {
   EXPECT_NE(a.measure({fake_id(1), 3, 0}).value, c.measure({fake_id(1), 3, 0}).value);
 }
 
-TEST(SimRunner, NoiseModels) {
+TEST(SimMeasurer, NoiseModels) {
   CommitGraph graph = testing::linear_graph(2);
   SimSpec spec;
   spec.cv = 0.05;
@@ -70,7 +70,7 @@ TEST(SimRunner, NoiseModels) {
   EXPECT_NEAR(low / 4000.0, 0.2, 0.02);
 }
 
-TEST(SimRunner, DriftAndOutcomes) {
+TEST(SimMeasurer, DriftAndOutcomes) {
   CommitGraph graph = testing::linear_graph(4);
   SimSpec spec;
   spec.cv = 0;
@@ -82,7 +82,7 @@ TEST(SimRunner, DriftAndOutcomes) {
   EXPECT_EQ(sim.measure({fake_id(1), 0, 0}).status, MeasureStatus::kBootFailed);
 }
 
-TEST(SimRunner, BadReferencesAreErrors) {
+TEST(SimMeasurer, BadReferencesAreErrors) {
   CommitGraph graph = testing::linear_graph(4);
   SimSpec spec;
   spec.changes = {{"nosuchcommit", 0.9, "s.yaml:9:15: sim.changes[0].commit"}};

@@ -1,4 +1,4 @@
-#include "bisect/sim_runner.h"
+#include "bisect/sim_measurer.h"
 
 #include <cmath>
 #include <random>
