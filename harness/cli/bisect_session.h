@@ -12,7 +12,7 @@
 
 #include "cli/context.h"
 #include "git/repository.h"
-#include "pipeline/measure.h"
+#include "pipeline/commit_measurer.h"
 #include "store/records.h"
 
 namespace kbisect {

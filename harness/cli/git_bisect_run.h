@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/context.h"
-#include "pipeline/measure.h"
+#include "pipeline/commit_measurer.h"
 
 namespace kbisect {
 

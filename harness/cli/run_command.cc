@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/json_text.h"
-#include "pipeline/measure.h"
+#include "pipeline/commit_measurer.h"
 #include "report/format.h"
 #include "store/metrics.h"
 #include "tables/table.h"

@@ -14,7 +14,7 @@
 
 #include "bisect/session.h"
 #include "bisect/sim_measurer.h"
-#include "pipeline/measure.h"
+#include "pipeline/commit_measurer.h"
 
 namespace kbisect {
 

@@ -1,4 +1,4 @@
-#include "pipeline/measure.h"
+#include "pipeline/commit_measurer.h"
 
 #include <chrono>
 #include <nlohmann/json.hpp>
