@@ -1,9 +1,11 @@
 #include "common/process.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <fstream>
 
 #include "common/error.h"
@@ -19,6 +21,17 @@ boost::filesystem::path resolve_program(const std::string& program) {
   if (found.empty()) fail("cannot run '{}': not found in PATH; install it (make deps)", program);
   return found;
 }
+
+// The child starts a session of its own, so it has no controlling terminal: nothing it runs
+// (ssh, sudo, a credential helper) can stop to ask on the user's terminal, where an unattended
+// run would wait until its deadline; it fails at once instead. The session's process group,
+// whose id is the child's pid, holds everything it starts: a timeout or Ctrl-C kills that.
+struct NewSession : bp::extend::handler {
+  template <typename Executor>
+  void on_exec_setup(Executor&) const {
+    ::setsid();
+  }
+};
 
 // Splits the captured output into lines for the callback, keeps a bounded tail and copies
 // everything to the log.
@@ -83,19 +96,20 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   for (const auto& [name, value] : options.extra_environment) child_environment.set(name, value);
 
   bp::pipe output;
-  bp::group group;
   std::vector<std::string> args(argv.begin() + 1, argv.end());
   auto start_dir = options.working_directory.empty() ? std::filesystem::current_path()
                                                      : options.working_directory;
   bp::child child;
   try {
-    child = bp::child(resolve_program(argv[0]), bp::args = args,
-                      bp::std_in<bp::null, (bp::std_out & bp::std_err)> output,
-                      bp::env = child_environment, bp::start_dir = start_dir.string(), group);
+    child =
+        bp::child(resolve_program(argv[0]), bp::args = args,
+                  bp::std_in<bp::null, (bp::std_out & bp::std_err)> output,
+                  bp::env = child_environment, bp::start_dir = start_dir.string(), NewSession());
   } catch (const bp::process_error& error) {
     fail("cannot run {}: {}", describe_command(argv), error.what());
   }
-  if (options.on_start) options.on_start(group.native_handle());
+  const pid_t process_group = child.id();
+  if (options.on_start) options.on_start(process_group);
   // Our copy of the write end must go, or the read loop never sees EOF.
   ::close(output.native_sink());
   output.assign_sink(-1);
@@ -129,8 +143,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     sink.add(std::string_view(buffer, static_cast<size_t>(got)));
   }
   if (result.timed_out || interrupt_signal != 0) {
-    std::error_code ignored;
-    group.terminate(ignored);
+    ::kill(-process_group, SIGKILL);
   }
   sink.finish();
   child.wait();

@@ -1,6 +1,7 @@
-// Running external programs: always an argv vector (never a shell), in their own process
-// group so a timeout or Ctrl-C kills the whole tree (make -j, QEMU), with output captured
-// to an optional log file and a bounded in-memory tail.
+// Running external programs: always an argv vector (never a shell), in a session and process
+// group of their own, so a timeout or Ctrl-C kills the whole tree (make -j, QEMU) and none of
+// them can prompt on the terminal, with output captured to an optional log file and a bounded
+// in-memory tail.
 #pragma once
 
 #include <chrono>

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sstream>
+
 #include "common/error.h"
 #include "common/fork_for_test.h"
 
@@ -30,6 +32,21 @@ TEST(Process, ExtraEnvironmentReachesTheChild) {
 TEST(Process, ArgumentsAreNotInterpretedByAShell) {
   ProcessResult result = run_process({"printf", "%s", "$(echo injected); ls"});
   EXPECT_EQ(result.output_tail, "$(echo injected); ls");
+}
+
+// A session of its own, led by the child: no controlling terminal to prompt on (an ssh password,
+// a sudo), so an unattended run fails instead of waiting. /proc/PID/stat's 6th field is the
+// session id.
+TEST(Process, TheChildLeadsASessionOfItsOwn) {
+  ProcessResult result = run_process({"sh", "-c", "set -- $(cat /proc/$$/stat); echo $$ $6"});
+  ASSERT_TRUE(result.ok()) << result.output_tail;
+  std::istringstream fields(result.output_tail);
+  long pid = 0;
+  long session = 0;
+  fields >> pid >> session;
+  EXPECT_GT(pid, 0);
+  EXPECT_EQ(session, pid);
+  EXPECT_NE(session, static_cast<long>(::getsid(0)));
 }
 
 TEST(Process, DeadlineKillsTheWholeProcessGroup) {
