@@ -15,6 +15,10 @@ Events::Mode Events::choose_mode(bool json, bool quiet) {
   return Mode::kTerminal;
 }
 
+Events::~Events() {
+  if (status_line_open_) std::fputc('\n', stderr);
+}
+
 void Events::clear_status_line() {
   if (!status_line_open_) return;
   std::fputs("\r\033[K", stderr);

@@ -17,6 +17,10 @@ class Events {
   static Mode choose_mode(bool json, bool quiet);
 
   explicit Events(Mode mode) : mode_(mode) {}
+  // A phase that an error ended keeps its status line, and the error follows on the next line.
+  ~Events();
+  Events(const Events&) = delete;
+  Events& operator=(const Events&) = delete;
   Mode mode() const { return mode_; }
 
   // A phase begins ("build", "boot", "workload", ...): detail names what it works on.

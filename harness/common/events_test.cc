@@ -40,6 +40,17 @@ TEST(Events, TextThatIsNotUtf8IsReplacedNotThrown) {
   EXPECT_EQ(event["text"], "f.c: error: \xef\xbf\xbd");  // U+FFFD
 }
 
+// An error unwinds past a phase that never ended: its status line ends, so that the error, printed
+// after, starts a line of its own.
+TEST(Events, AnUnfinishedPhaseEndsItsLineWhenTheEventsGo) {
+  testing::internal::CaptureStderr();
+  {
+    Events events(Events::Mode::kTerminal);
+    events.phase_begin("fetch", "origin master");
+  }
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "    fetch origin master\n");
+}
+
 TEST(Events, QuietModeKeepsStdoutClean) {
   Events events(Events::Mode::kQuiet);
   testing::internal::CaptureStdout();
