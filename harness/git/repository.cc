@@ -65,12 +65,32 @@ std::vector<std::string> conflicted_paths(git_index* index) {
   return {paths.begin(), paths.end()};
 }
 
+namespace {
+
+// git's ownership check (safe.directory). libgit2 reports it as GIT_EOWNER, or, as Debian 12's
+// 1.5.1 does when no safe.directory is configured at all, as that setting not found.
+bool refused_for_its_owner(int result) {
+  if (result == GIT_EOWNER) return true;
+  const git_error* error = git_error_last();
+  return result < 0 && error != nullptr && error->message != nullptr &&
+         std::string_view(error->message).find("safe.directory") != std::string_view::npos;
+}
+
+}  // namespace
+
 Repository Repository::open(const std::filesystem::path& path) {
   init_libgit2();
   git_repository* raw = nullptr;
   // NO_SEARCH: the configured path must itself be the repository, not a directory below one.
   int result = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
   GitRepositoryPtr repo(raw);
+  if (refused_for_its_owner(result)) {
+    fail(
+        "git repository {} belongs to another user, and git (libgit2 too) opens such a "
+        "repository only once safe.directory names it; if you trust it, run as this user: git "
+        "config --global --add safe.directory {}",
+        path.string(), path.string());
+  }
   check_git(result, fmt::format("cannot open git repository {}", path.string()),
             "set kernel.repo in the config to a kernel git checkout");
   return Repository(std::move(repo), path);

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "common/error.h"
 #include "git/test_repo.h"
@@ -10,6 +11,7 @@ namespace kbisect {
 namespace {
 
 using testing::HasSubstr;
+using testing::Not;
 
 std::string error_of(const std::function<void()>& action) {
   try {
@@ -93,6 +95,20 @@ TEST(Repository, OpeningANonRepositoryIsAClearError) {
               HasSubstr("cannot open git repository"));
   EXPECT_THAT(error_of([&] { Repository::open(dir.path() / "missing"); }),
               HasSubstr("set kernel.repo"));
+}
+
+// Another account's repository (reading its nightly results): git's ownership check refuses it,
+// and the error says how to trust it rather than to fix kernel.repo.
+TEST(Repository, AnotherUsersRepositoryNamesSafeDirectory) {
+  if (::geteuid() != 0) GTEST_SKIP() << "gives the repository to another user: needs root";
+  TestRepo repo;
+  repo.write("a.txt", "a\n");
+  repo.commit("first");
+  ASSERT_EQ(::chown(repo.dir().c_str(), 65534, 65534), 0);
+  const std::string error = error_of([&] { Repository::open(repo.dir()); });
+  EXPECT_THAT(error, HasSubstr("belongs to another user"));
+  EXPECT_THAT(error, HasSubstr("git config --global --add safe.directory " + repo.dir().string()));
+  EXPECT_THAT(error, Not(HasSubstr("set kernel.repo")));
 }
 
 }  // namespace
