@@ -159,12 +159,23 @@ class Session {
       if (endpoint != input_.good && boot_regression()) continue;
       const JournalEntry* failure = journaled_.failure(Phase::kSearch, endpoint);
       if (failure && aborted_.empty()) {
-        aborted_ = fmt::format(
-            "the endpoint {} cannot be measured ({}: {}); pick endpoints "
-            "that build and boot",
-            endpoint, measure_status_name(failure->status), failure->detail);
+        const bool good = endpoint == input_.good;
+        aborted_ =
+            fmt::format("the {} endpoint {} cannot be measured ({}: {}); {}", good ? "good" : "bad",
+                        endpoint, measure_status_name(failure->status), failure->detail,
+                        endpoint_advice(good, failure->status));
       }
     }
+  }
+
+  // What to do about an endpoint that cannot be measured.
+  std::string endpoint_advice(bool good, MeasureStatus status) const {
+    if (good) return "give a good commit that builds and boots";
+    if (status == MeasureStatus::kBootFailed && !input_.spec.boot_failure_is_bad) {
+      return "give a bad commit that boots, or, to find the commit that broke booting, set "
+             "bisect: {boot_failure_is_bad: true}";
+    }
+    return "give a bad commit that builds and boots";
   }
 
   bool counts_as_bad(const JournalEntry& failure) const {

@@ -705,6 +705,25 @@ TEST(Session, ABadEndpointThatBootedBeforeIsNoBootRegression) {
       run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
   EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
   EXPECT_THAT(result.message, ::testing::HasSubstr("cannot be measured (boot-failed"));
+  // boot_failure_is_bad is set already: the advice is another bad commit.
+  EXPECT_THAT(result.message, ::testing::HasSubstr("; give a bad commit that builds and boots"));
+}
+
+// A bad endpoint that never boots, without boot_failure_is_bad: the message says which endpoint
+// and how to bisect the boot failure instead.
+TEST(Session, ABadEndpointThatNeverBootsPointsToBootFailureIsBad) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.8, 0.01));
+  std::set<std::pair<std::string, int>> failing;
+  for (int attempt = 1; attempt < 100; ++attempt) failing.insert({fake_id(0), attempt});
+  FailingRuns measurer(sim, failing, MeasureStatus::kBootFailed);
+  SessionInput input = input_for(graph);
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), measurer, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+  EXPECT_THAT(result.message, ::testing::HasSubstr("the bad endpoint " + fake_id(0)));
+  EXPECT_THAT(result.message, ::testing::HasSubstr("set bisect: {boot_failure_is_bad: true}"));
 }
 
 // A run that fails after its commit measured fine is measured again: once for an endpoint, which
