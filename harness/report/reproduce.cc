@@ -120,8 +120,10 @@ Reproduction reproduction_of(const ReportData& data) {
   }
   auto argv = session_argv(data);
   if (!argv.empty()) reproduction.commands.push_back(shell_command(argv));
-  reproduction.commands.push_back(shell_command(
-      {"kbisect", "--db", data.database.string(), "report", std::to_string(data.session.id)}));
+  // After a command that makes a new session, that one's report, not this one's again.
+  reproduction.commands.push_back(
+      shell_command({"kbisect", "--db", data.database.string(), "report",
+                     argv.empty() ? std::to_string(data.session.id) : "last"}));
   return reproduction;
 }
 

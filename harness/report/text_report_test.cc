@@ -112,7 +112,7 @@ TEST(TextReport, ReproduceGivesTheScenarioAndExactCommands) {
                               "'/configs/ext4 dio.yaml' --good " +
                               C::G + " --bad " + C::B +
                               " --strategy adaptive --fresh\n"
-                              "        kbisect --db /results/kbisect.db report 7\n"));
+                              "        kbisect --db /results/kbisect.db report last\n"));
 }
 
 // A bisection that stopped before it finished is continued with --resume, before starting over.
