@@ -8,7 +8,7 @@
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "cli/session_id_option.h"
+#include "cli/option_checks.h"
 #include "common/json_text.h"
 #include "store/store_lock.h"
 

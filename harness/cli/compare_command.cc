@@ -2,6 +2,7 @@
 // kbisect revert-check -c CONFIG --base REF --revert SHA[,SHA...] [--variant V]... [--samples N]
 #include "cli/ab_compare.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "git/revert.h"
 
 namespace kbisect {
@@ -72,7 +73,7 @@ int revert_check(const GlobalOptions& globals, const CompareOptions& options) {
 void add_common_options(CLI::App* command, CompareOptions& options) {
   command->add_option("-c,--config", options.config, "scenario YAML")->required();
   command->add_option("--samples", options.samples, "samples per side (default: the config's)")
-      ->check(CLI::Range(1, 1000));
+      ->check(sample_count_check());
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "bisect/session.h"
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
-#include "cli/session_id_option.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "common/printable.h"
 #include "config/config.h"

@@ -1,12 +1,16 @@
-// The check of an option that takes a session id (bisect --resume, log SESSION). CLI11's
-// PositiveNumber would say "Value 0 not in range 0.000000 to 1797693134862315708..." (its
-// bounds are doubles); this says what a session id is and where to find one.
+// The checks of options that take numbers, with messages that say what the number is. CLI11's
+// own would say "Value 0 not in range 0.000000 to 1797693134862315708..." for a session id (its
+// bounds are doubles), and "Value abc not in range 1 to 1000" for a count that is no number.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 namespace kbisect {
 
+// A session id (bisect --resume, log SESSION).
 CLI::Validator session_id_check();
+
+// A number of samples, 1 to 1000 (run, compare and revert-check --samples).
+CLI::Validator sample_count_check();
 
 }  // namespace kbisect

@@ -1,4 +1,4 @@
-#include "cli/session_id_option.h"
+#include "cli/option_checks.h"
 
 #include <gtest/gtest.h>
 
@@ -10,18 +10,20 @@
 namespace kbisect {
 namespace {
 
-// What parsing `arguments` with a checked --resume says: "" when it takes them.
+// What parsing `arguments` with a checked --resume and --samples says: "" when it takes them.
 std::string parse_error(std::vector<std::string> arguments) {
   CLI::App app;
-  int64_t resume = 0;
+  int64_t resume = 7;
+  int samples = 5;
   app.add_option("--resume", resume)->check(session_id_check());
+  app.add_option("--samples", samples)->check(sample_count_check());
   std::reverse(arguments.begin(), arguments.end());  // CLI11 takes them last first
   try {
     app.parse(arguments);
   } catch (const CLI::ParseError& error) {
     return error.what();
   }
-  return resume == 7 ? "" : "wrong value";
+  return resume == 7 && samples == 5 ? "" : "wrong value";
 }
 
 TEST(SessionIdOption, SaysWhatASessionIdIs) {
@@ -32,6 +34,15 @@ TEST(SessionIdOption, SaysWhatASessionIdIs) {
   EXPECT_EQ(parse_error({"--resume", "x7"}), said);
   EXPECT_EQ(parse_error({"--resume", "99999999999999999999"}), said);
   EXPECT_EQ(parse_error({"--resume", "7"}), "");
+}
+
+TEST(SampleCountOption, SaysWhatANumberOfSamplesIs) {
+  const std::string said = "--samples: a number of samples is a whole number from 1 to 1000";
+  EXPECT_EQ(parse_error({"--samples", "abc"}), said);
+  EXPECT_EQ(parse_error({"--samples", "0"}), said);
+  EXPECT_EQ(parse_error({"--samples", "1001"}), said);
+  EXPECT_EQ(parse_error({"--samples", "2.5"}), said);
+  EXPECT_EQ(parse_error({"--samples", "5"}), "");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/git_bisect_run.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/json_text.h"
@@ -213,7 +214,7 @@ void add_run_command(CLI::App& app, const GlobalOptions& globals, CommandAction&
       ->add_option("--samples", options->samples,
                    "samples (default: the config's); with --git-bisect-run the samples stored "
                    "for the same kernel image count")
-      ->check(CLI::Range(1, 1000));
+      ->check(sample_count_check());
   command->add_flag("--timings", options->timings, "print the time of each phase");
   command->add_flag("--git-bisect-run", options->git_bisect_run,
                     "for `git bisect run`: exit 0 good, 1 bad, 125 skip, 128 abort, judged "
