@@ -109,6 +109,10 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
     session_id = *bisection;
     session = store.session(session_id);
   }
+  if (session && session->kind == SessionKind::kNightly) {
+    fail("session {} is a nightly that bisected nothing; `kbisect report {}` shows what it did",
+         session_id, session_id);
+  }
   if (!session || session->kind != SessionKind::kBisect) {
     fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", session_id,
          store.path().string());

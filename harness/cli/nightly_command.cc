@@ -289,6 +289,22 @@ void mark_stopped(nlohmann::json& report, const Error& error) {
   report["message"] = error.what();
 }
 
+// A nightly that stopped before it had a tip and a baseline to compare (the fetch failed, a ref
+// does not resolve) is a session too, aborted with the message, so that a nightly that fails
+// every night shows in `kbisect query sessions` and `report last`. `ref` and `tip` are what it
+// had got to, maybe nothing.
+void store_failed_start(Store& store, const Scenario& scenario, const std::string& ref,
+                        const std::string& tip, const Error& error, nlohmann::json& report) {
+  SessionRecord session = nightly_session(
+      scenario, ref.empty() ? "refs/heads/" + scenario.nightly->branch : ref, tip, Baseline{});
+  session.good_refs.clear();
+  session.good_commits.clear();
+  const int64_t id = store.create_session(session);
+  report["nightly"] = id;
+  mark_stopped(report, error);
+  store.finish_session(id, SessionStatus::kAborted, json_text(report));
+}
+
 // Fills `report`, the JSON result, as it goes: a nightly that stops on an error still ends its
 // --json output with it.
 int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
@@ -320,10 +336,20 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
                         {{"holder", holder_json(*previous)}});
   }
 
-  const std::string ref = tip_ref(context);
-  Repository repo = Repository::open(scenario.kernel.repo);
-  const std::string tip = repo.resolve(ref);
-  const Baseline baseline = choose_baseline(context.store, repo, scenario, options);
+  std::string ref;
+  std::optional<Repository> repo;
+  std::string tip;
+  std::optional<Baseline> baseline_found;
+  try {
+    ref = tip_ref(context);
+    repo.emplace(Repository::open(scenario.kernel.repo));
+    tip = repo->resolve(ref);
+    baseline_found = choose_baseline(context.store, *repo, scenario, options);
+  } catch (const Error& error) {  // Interrupted too
+    store_failed_start(context.store, scenario, ref, tip, error, report);
+    throw;
+  }
+  const Baseline& baseline = *baseline_found;
   report["tip"] = tip;
   report["baseline"] = baseline.commit;
   report["baseline_source"] = baseline.source;
@@ -338,7 +364,7 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
   report["nightly"] = nightly_id;
   const NightlyOutcome outcome = [&] {
     try {
-      return compare_and_bisect(context, repo, baseline, tip, nightly_id, report);
+      return compare_and_bisect(context, *repo, baseline, tip, nightly_id, report);
     } catch (const Error& error) {  // Interrupted too: this nightly did not finish
       mark_stopped(report, error);
       context.store.finish_session(nightly_id, SessionStatus::kAborted, json_text(report));

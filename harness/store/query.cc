@@ -123,7 +123,10 @@ constexpr NamedQuery kNamedQueries[] = {
      "SELECT st.step, st.commit_id, st.role, st.candidates_left, v.verdict, v.p_mwu, v.p_ks, "
      "v.effect, v.samples, v.good_samples, v.bad_samples, v.phase, v.detail FROM steps st "
      "LEFT JOIN verdicts v ON v.session_id = st.session_id AND v.commit_id = st.commit_id "
-     "WHERE st.session_id = CAST(?1 AS INTEGER) ORDER BY st.step, v.id",
+     // A nightly's steps are its bisection's, as `log` and `report` follow it there.
+     "WHERE st.session_id = coalesce((SELECT json_extract(result, '$.bisect_session') FROM "
+     "sessions WHERE id = CAST(?1 AS INTEGER) AND kind = 'nightly'), CAST(?1 AS INTEGER)) "
+     "ORDER BY st.step, v.id",
      "SELECT 1 FROM sessions WHERE id = CAST(?1 AS INTEGER)",
      "SELECT coalesce(group_concat(id, ', '), 'none') FROM "
      "(SELECT id FROM sessions ORDER BY id DESC LIMIT 10)",

@@ -172,6 +172,22 @@ TEST_F(QueryTest, NamedQueries) {
   EXPECT_EQ(history[1]["max"], 50.5);
 }
 
+// As `log` and `report`: a nightly's steps are those of the bisection it ran.
+TEST_F(QueryTest, StepsOfANightlyAreItsBisections) {
+  int64_t nightly = 0;
+  {
+    Store store(db_);
+    SessionRecord session;
+    session.kind = SessionKind::kNightly;
+    session.scenario = "demo";
+    nightly = store.create_session(session);
+    store.finish_session(nightly, SessionStatus::kDone,
+                         fmt::format(R"({{"bisect_session": {}}})", session_));
+  }
+  EXPECT_EQ(query(fmt::format("steps {}", nightly)), query(fmt::format("steps {}", session_)));
+  EXPECT_THAT(query(fmt::format("steps {}", nightly)), HasSubstr("(2 rows)"));
+}
+
 TEST_F(QueryTest, NamedQueryArgumentsAreChecked) {
   EXPECT_THAT(error_of("steps"),
               HasSubstr("named query 'steps' needs one SESSION: kbisect query 'steps SESSION'"));

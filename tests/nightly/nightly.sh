@@ -10,6 +10,8 @@
 #     it leaves, and the next nightly resumes that
 #   - a regression whose culprit cannot be built is reported as incomplete (exit 3)
 #   - a config without nightly: is an error (exit 1)
+#   - a nightly that fails before it has a tip and a baseline (a remote that does not exist, a
+#     --baseline that does not resolve) is an aborted nightly session with its message (exit 1)
 # A nightly is held in its `git fetch` for the concurrency cases: the clone fetches through
 # gated-upload-pack, which waits while the file `hold` exists (for a bounded time).
 #   nightly.sh KBISECT WORK_DIR
@@ -280,5 +282,27 @@ expect_status 1 "config without nightly:"
 grep -q "has no nightly: section; add one" "$work/err" || fail "message: $(cat "$work/err")"
 tail -n 1 "$work/out" | grep -q '"exit_code":1,.*"verdict":"aborted"' ||
   fail "--json without nightly: ends with: $(tail -n 1 "$work/out")"
+
+# 8. A nightly that fails every night before it compares anything leaves a session each time,
+#    aborted with the message, for `kbisect query sessions` and `report last` to show.
+sed 's/remote: origin/remote: no-such-remote/' "$work/sim-nightly.yaml" >"$work/no-remote.yaml"
+nightly no-remote
+expect_status 1 "a remote that does not exist"
+failed=$(query "select id from sessions where kind = 'nightly' order by id desc limit 1")
+[[ $(query "select status, json_extract(result, '$.verdict') from sessions
+            where id = $failed") == "aborted,aborted" ]] ||
+  fail "a failed fetch stored no aborted session: $(query "select * from sessions where id = $failed")"
+said=$("$kbisect" --db "$db" report last)
+grep -q "message: *cannot fetch branch master from remote no-such-remote" <<<"$said" ||
+  fail "report last does not show the failed fetch: $said"
+said=$("$kbisect" --db "$db" log "$failed" 2>&1) && fail "log of a nightly without a bisection succeeded"
+grep -q "session $failed is a nightly that bisected nothing" <<<"$said" ||
+  fail "log of a nightly without a bisection: $said"
+nightly sim-nightly --baseline no-such-ref
+expect_status 1 "a --baseline that does not resolve"
+[[ $(query "select count(*) from sessions where status = 'aborted' and id > $failed
+            and json_extract(result, '$.message') like '%unknown revision ''no-such-ref''%'") == 1 ]] ||
+  fail "an unresolvable --baseline stored no aborted session"
+[[ $(query "select count(*) from locks") == 0 ]] || fail "a failed start kept the lock"
 
 echo "PASS"
