@@ -215,8 +215,10 @@ NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& rep
   if (verdict == "only-skipped" || regression_established(context.store, run.session.id)) {
     return NightlyOutcome::kRegressionIncomplete;
   }
-  fail("cannot compare the tip with the baseline: {} (bisect session {})",
-       run.result.value("message", verdict), run.session.id);
+  fail(
+      "cannot compare the tip (the bisection's bad end) with the baseline (its good end): {} "
+      "(bisect session {})",
+      run.result.value("message", verdict), run.session.id);
 }
 
 void print_report(const nlohmann::json& report, NightlyOutcome outcome) {
