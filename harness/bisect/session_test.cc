@@ -691,14 +691,19 @@ class FailingRuns : public Measurer {
   MeasureStatus status_;
 };
 
+// Every attempt at `commit` a session makes.
+std::set<std::pair<std::string, int>> every_attempt(const std::string& commit) {
+  std::set<std::pair<std::string, int>> attempts;
+  for (int attempt = 1; attempt < 100; ++attempt) attempts.insert({commit, attempt});
+  return attempts;
+}
+
 // A bad endpoint that measured fine and then stops booting is no boot regression's: the
 // session ends on it as on any endpoint that cannot be measured, instead of bisecting boots.
 TEST(Session, ABadEndpointThatBootedBeforeIsNoBootRegression) {
   CommitGraph graph = linear_graph(32);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.8, 0.02));
-  std::set<std::pair<std::string, int>> failing;
-  for (int attempt = 1; attempt < 100; ++attempt) failing.insert({fake_id(0), attempt});
-  FailingRuns measurer(sim, failing, MeasureStatus::kBootFailed);
+  FailingRuns measurer(sim, every_attempt(fake_id(0)), MeasureStatus::kBootFailed);
   SessionInput input = boot_failure_is_bad(graph);
   MemoryJournal journal;
   SessionResult result =
@@ -714,9 +719,7 @@ TEST(Session, ABadEndpointThatBootedBeforeIsNoBootRegression) {
 TEST(Session, ABadEndpointThatNeverBootsPointsToBootFailureIsBad) {
   CommitGraph graph = linear_graph(16);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.8, 0.01));
-  std::set<std::pair<std::string, int>> failing;
-  for (int attempt = 1; attempt < 100; ++attempt) failing.insert({fake_id(0), attempt});
-  FailingRuns measurer(sim, failing, MeasureStatus::kBootFailed);
+  FailingRuns measurer(sim, every_attempt(fake_id(0)), MeasureStatus::kBootFailed);
   SessionInput input = input_for(graph);
   MemoryJournal journal;
   SessionResult result =
