@@ -33,6 +33,20 @@ struct NewSession : bp::extend::handler {
   }
 };
 
+// Kills whatever is left in the program's process group on every way out of run_process: a
+// grandchild that let go of the output pipe, or a make's compilers when an error ends the wait
+// early. On the normal path this runs after the program itself was waited for.
+class GroupKill {
+ public:
+  explicit GroupKill(pid_t group) : group_(group) {}
+  ~GroupKill() { ::kill(-group_, SIGKILL); }
+  GroupKill(const GroupKill&) = delete;
+  GroupKill& operator=(const GroupKill&) = delete;
+
+ private:
+  pid_t group_;
+};
+
 // Splits the captured output into lines for the callback, keeps a bounded tail and copies
 // everything to the log.
 class OutputSink {
@@ -109,6 +123,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     fail("cannot run {}: {}", describe_command(argv), error.what());
   }
   const pid_t process_group = child.id();
+  const GroupKill group_kill(process_group);
   if (options.on_start) options.on_start(process_group);
   // Our copy of the write end must go, or the read loop never sees EOF.
   ::close(output.native_sink());

@@ -1,7 +1,7 @@
 // Running external programs: always an argv vector (never a shell), in a session and process
-// group of their own, so a timeout or Ctrl-C kills the whole tree (make -j, QEMU) and none of
-// them can prompt on the terminal, with output captured to an optional log file and a bounded
-// in-memory tail.
+// group of their own, so a timeout or Ctrl-C kills the whole tree (make -j, QEMU), what they leave
+// running dies with them, and none of them can prompt on the terminal; with output captured to an
+// optional log file and a bounded in-memory tail.
 #pragma once
 
 #include <chrono>
