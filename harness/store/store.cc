@@ -32,12 +32,15 @@ std::string lock_key(const std::filesystem::path& database, const std::string& n
   return std::filesystem::absolute(database).lexically_normal().string() + '\n' + name;
 }
 
-// The tables of a database kbisect has not set up (schema version 0), comma-separated.
+// The tables of a database kbisect has not set up (schema version 0), comma-separated. One
+// statement, so one snapshot: read as two, the version before and the tables after another
+// kbisect created them, a new database that two commands open at once looked like another
+// program's.
 std::string tables_of_unversioned(const std::filesystem::path& path) {
   Database db = open_read_only(path);
-  if (database_version(db.get()) != 0) return "";
   Statement tables(db.get(),
-                   "SELECT group_concat(name, ', ') FROM sqlite_master WHERE type = 'table'");
+                   "SELECT group_concat(name, ', ') FROM sqlite_master WHERE type = 'table' "
+                   "AND (SELECT user_version FROM pragma_user_version) = 0");
   tables.step();
   return tables.text(0);
 }
