@@ -110,8 +110,16 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
     session = store.session(session_id);
   }
   if (session && session->kind == SessionKind::kNightly) {
-    fail("session {} is a nightly that bisected nothing; `kbisect report {}` shows what it did",
-         session_id, session_id);
+    if (session->status == SessionStatus::kRunning) {
+      fail(
+          "session {} is a nightly still running; `kbisect query sessions` lists the bisect "
+          "session it starts",
+          session_id);
+    }
+    fail(
+        "session {} is a nightly with no bisection on record; `kbisect report {}` shows what it "
+        "did",
+        session_id, session_id);
   }
   if (!session || session->kind != SessionKind::kBisect) {
     fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", session_id,

@@ -93,9 +93,14 @@ Baseline choose_baseline(Store& store, const Repository& repo, const Scenario& s
 }
 
 // The tip to measure: the local branch, or the remote's after a fetch.
+// The ref whose commit a nightly measures: the branch, or with remote: its remote-tracking ref.
+std::string measured_ref(const NightlySpec& spec) {
+  return spec.remote.empty() ? "refs/heads/" + spec.branch : tracking_ref(spec.remote, spec.branch);
+}
+
 std::string tip_ref(CommandContext& context) {
   const NightlySpec& spec = *context.scenario.nightly;
-  if (spec.remote.empty()) return "refs/heads/" + spec.branch;
+  if (spec.remote.empty()) return measured_ref(spec);
   const auto start = std::chrono::steady_clock::now();
   context.events.phase_begin("fetch", spec.remote + " " + spec.branch);
   std::string ref = fetch_branch(context.scenario.kernel.repo, spec.remote, spec.branch,
@@ -298,7 +303,7 @@ void mark_stopped(nlohmann::json& report, const Error& error) {
 void store_failed_start(Store& store, const Scenario& scenario, const std::string& ref,
                         const std::string& tip, const Error& error, nlohmann::json& report) {
   SessionRecord session = nightly_session(
-      scenario, ref.empty() ? "refs/heads/" + scenario.nightly->branch : ref, tip, Baseline{});
+      scenario, ref.empty() ? measured_ref(*scenario.nightly) : ref, tip, Baseline{});
   session.good_refs.clear();
   session.good_commits.clear();
   const int64_t id = store.create_session(session);
@@ -348,7 +353,12 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
     tip = repo->resolve(ref);
     baseline_found = choose_baseline(context.store, *repo, scenario, options);
   } catch (const Error& error) {  // Interrupted too
-    store_failed_start(context.store, scenario, ref, tip, error, report);
+    try {
+      store_failed_start(context.store, scenario, ref, tip, error, report);
+    } catch (const Error& store_error) {  // the nightly's own error is the one to report
+      context.events.note("warning", fmt::format("this failed nightly could not be stored: {}",
+                                                 store_error.what()));
+    }
     throw;
   }
   const Baseline& baseline = *baseline_found;

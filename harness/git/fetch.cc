@@ -8,13 +8,19 @@
 
 namespace kbisect {
 
+std::string tracking_ref(const std::string& remote, const std::string& branch) {
+  return fmt::format("refs/remotes/{}/{}", remote, branch);
+}
+
 std::string fetch_branch(const std::filesystem::path& repo, const std::string& remote,
                          const std::string& branch, std::chrono::seconds timeout) {
-  const std::string tracking = fmt::format("refs/remotes/{}/{}", remote, branch);
+  const std::string tracking = tracking_ref(remote, branch);
   ProcessOptions options;
   options.timeout = timeout;
   // Unattended runs (systemd, cron) have nobody to type a password: fail instead of waiting.
-  options.extra_environment = {{"GIT_TERMINAL_PROMPT", "0"}};
+  // The fetch has no terminal (run_process); nor may git or ssh open a graphical prompt on a
+  // desktop's DISPLAY.
+  options.extra_environment = {{"GIT_TERMINAL_PROMPT", "0"}, {"SSH_ASKPASS_REQUIRE", "never"}};
   // "--" ends the options: the remote and the refspec are never read as one.
   const std::vector<std::string> argv = {
       "git",   "-C",      repo.string(),

@@ -9,6 +9,9 @@
 
 namespace kbisect {
 
+// refs/remotes/REMOTE/BRANCH: where fetch_branch() puts the branch.
+std::string tracking_ref(const std::string& remote, const std::string& branch);
+
 // `git fetch REMOTE +refs/heads/BRANCH:refs/remotes/REMOTE/BRANCH` in `repo`: the
 // remote-tracking ref follows the remote even after a force-push. Returns that ref. Throws
 // Error when git fails or takes longer than `timeout`; never waits for a password prompt.

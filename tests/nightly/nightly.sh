@@ -296,7 +296,7 @@ said=$("$kbisect" --db "$db" report last)
 grep -q "message: *cannot fetch branch master from remote no-such-remote" <<<"$said" ||
   fail "report last does not show the failed fetch: $said"
 said=$("$kbisect" --db "$db" log "$failed" 2>&1) && fail "log of a nightly without a bisection succeeded"
-grep -q "session $failed is a nightly that bisected nothing" <<<"$said" ||
+grep -q "session $failed is a nightly with no bisection on record" <<<"$said" ||
   fail "log of a nightly without a bisection: $said"
 nightly sim-nightly --baseline no-such-ref
 expect_status 1 "a --baseline that does not resolve"
