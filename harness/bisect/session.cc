@@ -170,12 +170,21 @@ class Session {
 
   // What to do about an endpoint that cannot be measured.
   std::string endpoint_advice(bool good, MeasureStatus status) const {
-    if (good) return "give a good commit that builds and boots";
-    if (status == MeasureStatus::kBootFailed && !input_.spec.boot_failure_is_bad) {
-      return "give a bad commit that boots, or, to find the commit that broke booting, set "
-             "bisect: {boot_failure_is_bad: true}";
+    const char* end = good ? "good" : "bad";
+    switch (status) {
+      case MeasureStatus::kBuildFailed:
+        return fmt::format("give a {} commit that builds", end);
+      case MeasureStatus::kBootFailed:
+        if (good || input_.spec.boot_failure_is_bad) {
+          return fmt::format("give a {} commit that boots", end);
+        }
+        return "give a bad commit that boots, or, to find the commit that broke booting, set "
+               "bisect: {boot_failure_is_bad: true}";
+      default:
+        // It built and booted, and its run failed: the workload, the job or the host.
+        return "the run's console log says why (kbisect query \"SELECT detail, console_log FROM "
+               "runs ORDER BY id DESC LIMIT 2\")";
     }
-    return "give a bad commit that builds and boots";
   }
 
   bool counts_as_bad(const JournalEntry& failure) const {

@@ -711,7 +711,7 @@ TEST(Session, ABadEndpointThatBootedBeforeIsNoBootRegression) {
   EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
   EXPECT_THAT(result.message, ::testing::HasSubstr("cannot be measured (boot-failed"));
   // boot_failure_is_bad is set already: the advice is another bad commit.
-  EXPECT_THAT(result.message, ::testing::HasSubstr("; give a bad commit that builds and boots"));
+  EXPECT_THAT(result.message, ::testing::HasSubstr("; give a bad commit that boots"));
 }
 
 // A bad endpoint that never boots, without boot_failure_is_bad: the message says which endpoint
@@ -757,6 +757,7 @@ TEST(Session, ARunThatFailsAfterItsCommitMeasuredFineIsMeasuredAgain) {
   SessionResult result = run_session(input, *strategy, twice, journal);
   EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
   EXPECT_THAT(result.message, ::testing::HasSubstr("cannot be measured (failed: guest reported"));
+  EXPECT_THAT(result.message, ::testing::HasSubstr("; the run's console log says why"));
 }
 
 // A build failure is the commit's, not the run's: it counts at once, even for a commit that
@@ -771,6 +772,7 @@ TEST(Session, ABuildFailureIsNeverMeasuredAgain) {
                                      build_fails, journal);
   EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
   EXPECT_THAT(result.message, ::testing::HasSubstr("cannot be measured (build-failed: "));
+  EXPECT_THAT(result.message, ::testing::HasSubstr("; give a bad commit that builds"));
   for (const auto& entry : journal.replay()) EXPECT_FALSE(entry.retried);
 }
 
