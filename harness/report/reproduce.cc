@@ -110,20 +110,27 @@ Reproduction reproduction_of(const ReportData& data) {
   Reproduction reproduction;
   reproduction.config = printable_line(data.session.config_path);
   const auto& session = data.session;
+  auto report = [&](const std::string& which) {
+    reproduction.commands.push_back(
+        shell_command({"kbisect", "--db", data.database.string(), "report", which}));
+  };
   // An interrupted bisection goes on from its journal: that, before starting it over.
   if (session.kind == SessionKind::kBisect && session.status == SessionStatus::kRunning) {
     reproduction.commands.push_back("# it stopped before it finished; to continue it:");
     reproduction.commands.push_back(
         shell_command({"kbisect", "--db", data.database.string(), "bisect", "-c",
                        session.config_path, "--resume", std::to_string(session.id)}));
+    report(std::to_string(session.id));
     reproduction.commands.push_back("# to start it over:");
   }
   auto argv = session_argv(data);
-  if (!argv.empty()) reproduction.commands.push_back(shell_command(argv));
-  // After a command that makes a new session, that one's report, not this one's again.
-  reproduction.commands.push_back(
-      shell_command({"kbisect", "--db", data.database.string(), "report",
-                     argv.empty() ? std::to_string(data.session.id) : "last"}));
+  if (argv.empty()) {
+    report(std::to_string(session.id));
+  } else {
+    // The command makes a new session: that one's report, not this one's again.
+    reproduction.commands.push_back(shell_command(argv));
+    report("last");
+  }
   return reproduction;
 }
 

@@ -124,8 +124,11 @@ TEST(TextReport, AnInterruptedBisectionSaysHowToContinueIt) {
       HasSubstr("        # it stopped before it finished; to continue it:\n"
                 "        kbisect --db /results/kbisect.db bisect -c '/configs/ext4 dio.yaml' "
                 "--resume 7\n"
+                "        kbisect --db /results/kbisect.db report 7\n"
                 "        # to start it over:\n"
                 "        kbisect --db /results/kbisect.db bisect -c "));
+  EXPECT_THAT(text_report(data),
+              HasSubstr("--fresh\n        kbisect --db /results/kbisect.db report last\n"));
 }
 
 TEST(TextReport, ACompareSessionComparesItsTwoSidesAndVariants) {
