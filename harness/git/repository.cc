@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/printable.h"
+#include "common/shell_quote.h"
 
 namespace kbisect {
 
@@ -87,9 +88,9 @@ Repository Repository::open(const std::filesystem::path& path) {
   if (refused_for_its_owner(result)) {
     fail(
         "git repository {} belongs to another user, and git (libgit2 too) opens such a "
-        "repository only once safe.directory names it; if you trust it, run as this user: git "
-        "config --global --add safe.directory {}",
-        path.string(), path.string());
+        "repository only once safe.directory names it; if you trust it, run as this user: {}",
+        path.string(),
+        shell_command({"git", "config", "--global", "--add", "safe.directory", path.string()}));
   }
   check_git(result, fmt::format("cannot open git repository {}", path.string()),
             "set kernel.repo in the config to a kernel git checkout");

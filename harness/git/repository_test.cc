@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
+#include "common/temp_dir.h"
 #include "git/test_repo.h"
 
 namespace kbisect {
@@ -97,10 +98,32 @@ TEST(Repository, OpeningANonRepositoryIsAClearError) {
               HasSubstr("set kernel.repo"));
 }
 
+// libgit2 reads its global, XDG and system configs from `dir` (an empty one: none) while this
+// lives.
+class ConfigSearchPaths {
+ public:
+  explicit ConfigSearchPaths(const std::filesystem::path& dir) { set(dir.c_str()); }
+  ~ConfigSearchPaths() { set(nullptr); }  // nullptr: the defaults
+  ConfigSearchPaths(const ConfigSearchPaths&) = delete;
+  ConfigSearchPaths& operator=(const ConfigSearchPaths&) = delete;
+
+ private:
+  static void set(const char* path) {
+    init_libgit2();
+    for (int level : {GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_XDG, GIT_CONFIG_LEVEL_SYSTEM,
+                      GIT_CONFIG_LEVEL_PROGRAMDATA}) {
+      git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, path);
+    }
+  }
+};
+
 // Another account's repository (reading its nightly results): git's ownership check refuses it,
 // and the error says how to trust it rather than to fix kernel.repo.
 TEST(Repository, AnotherUsersRepositoryNamesSafeDirectory) {
   if (::geteuid() != 0) GTEST_SKIP() << "gives the repository to another user: needs root";
+  // No safe.directory of this host's: root containers often trust every directory.
+  TempDir no_config;
+  const ConfigSearchPaths only_repository_config(no_config.path());
   TestRepo repo;
   repo.write("a.txt", "a\n");
   repo.commit("first");
