@@ -177,6 +177,8 @@ void Worker::setup() {
     uint64_t v = fill.next();
     std::memcpy(static_cast<char*>(mem) + off, &v, 8);
   }
+  // The planner lays out its first pass (the random map) here, before the clocks and the CPU
+  // counters start, as fio's init_random_map() runs before the job's.
   planner_.emplace(job_, file_sizes, rng_);
   units_.resize(static_cast<size_t>(depth));
   for (int i = 0; i < depth; ++i) {
