@@ -92,12 +92,12 @@ Baseline choose_baseline(Store& store, const Repository& repo, const Scenario& s
       scenario.name, store.path().string(), scenario.source_file.string());
 }
 
-// The tip to measure: the local branch, or the remote's after a fetch.
 // The ref whose commit a nightly measures: the branch, or with remote: its remote-tracking ref.
 std::string measured_ref(const NightlySpec& spec) {
   return spec.remote.empty() ? "refs/heads/" + spec.branch : tracking_ref(spec.remote, spec.branch);
 }
 
+// The tip to measure: the local branch, or the remote's after a fetch.
 std::string tip_ref(CommandContext& context) {
   const NightlySpec& spec = *context.scenario.nightly;
   if (spec.remote.empty()) return measured_ref(spec);
