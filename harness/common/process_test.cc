@@ -6,12 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "common/error.h"
 #include "common/fork_for_test.h"
+#include "common/local_process.h"
 
 namespace kbisect {
 namespace {
@@ -51,20 +51,13 @@ TEST(Process, TheChildLeadsASessionOfItsOwn) {
   EXPECT_NE(session, static_cast<long>(::getsid(0)));
 }
 
-// Whether process `pid` is gone (or only waits to be reaped by whoever adopted it).
-bool gone(pid_t pid) {
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string id, name, state;
-  return !(stat >> id >> name >> state) || state == "Z";
-}
-
 // A grandchild that let go of the output pipe does not outlive the program that started it.
 TEST(Process, WhatTheProgramLeftRunningIsKilledWhenItExits) {
   ProcessResult result = run_process({"sh", "-c", "sleep 37 >/dev/null 2>&1 & echo $!"});
   ASSERT_TRUE(result.ok()) << result.output_tail;
   const pid_t sleeper = std::stoi(result.output_tail);
-  for (int i = 0; i < 50 && !gone(sleeper); ++i) ::usleep(100'000);
-  EXPECT_TRUE(gone(sleeper)) << "sleep " << sleeper << " still runs";
+  for (int i = 0; i < 50 && process_exists(sleeper); ++i) ::usleep(100'000);
+  EXPECT_FALSE(process_exists(sleeper)) << "sleep " << sleeper << " still runs";
   ::kill(sleeper, SIGKILL);
 }
 
