@@ -6,13 +6,22 @@
 
 namespace kbisect {
 
+namespace {
+
+// Whether all of `text` is a whole number from `min` to `max`.
+bool whole_number_in(const std::string& text, int64_t min, int64_t max) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, value);
+  return error == std::errc() && stop == end && value >= min && value <= max;
+}
+
+}  // namespace
+
 CLI::Validator session_id_check() {
   return CLI::Validator(
       [](const std::string& text) -> std::string {
-        int64_t id = 0;
-        const char* end = text.data() + text.size();
-        auto [stop, error] = std::from_chars(text.data(), end, id);
-        if (error == std::errc() && stop == end && id > 0) return "";
+        if (whole_number_in(text, 1, INT64_MAX)) return "";
         return "a session id is a positive integer (see `kbisect query sessions`)";
       },
       "SESSION");
@@ -21,10 +30,7 @@ CLI::Validator session_id_check() {
 CLI::Validator sample_count_check() {
   return CLI::Validator(
       [](const std::string& text) -> std::string {
-        int count = 0;
-        const char* end = text.data() + text.size();
-        auto [stop, error] = std::from_chars(text.data(), end, count);
-        if (error == std::errc() && stop == end && count >= 1 && count <= 1000) return "";
+        if (whole_number_in(text, 1, 1000)) return "";
         return "a number of samples is a whole number from 1 to 1000";
       },
       "1-1000");
