@@ -99,6 +99,10 @@ VerdictRecord verdict_record(const CommitVerdict& v, const std::string& reason) 
   return verdict;
 }
 
+std::string short_id(const JournalEntry& entry) {
+  return entry.commit.substr(0, 12);
+}
+
 std::string evidence_text(const CommitVerdict& v) {
   return fmt::format("median {:.1f}% {} than good's, {} samples", 100 * std::abs(v.effect),
                      v.effect > 0 ? "worse" : "better", v.samples);
@@ -149,7 +153,6 @@ void StoreJournal::append(const JournalEntry& entry) {
   record.phase = phase_name(entry.phase);
   record.commit = entry.commit;
   record.detail = entry.detail;
-  const std::string short_id = entry.commit.substr(0, 12);
   // The entry with its step and verdict, or none of them: a verdict stored without its entry
   // (killed in between) was stored again when the session resumed.
   Transaction transaction = store_.transaction();
@@ -164,47 +167,20 @@ void StoreJournal::append(const JournalEntry& entry) {
       record.status = measure_status_name(entry.status);
       record.run_id = measurer_.last_run_id();
       add_step_once(entry, record.phase);
-      if (entry.retried) {
-        events_.note("retry",
-                     fmt::format("{} {}: {}; it measured fine before, so it is measured again",
-                                 short_id, record.status, entry.detail),
-                     {{"commit", entry.commit}, {"status", record.status}});
-        break;
-      }
-      if (entry.counts_as_bad) {
-        events_.note("bad",
-                     fmt::format("{} {}: {}; boot_failure_is_bad counts it as bad", short_id,
-                                 record.status, entry.detail),
-                     {{"commit", entry.commit}, {"status", record.status}});
-        break;
-      }
-      if (entry.phase == Phase::kSearch) {
-        VerdictRecord skip;
-        skip.verdict = Verdict::kSkip;
-        skip.detail = fmt::format("{}: {}", record.status, entry.detail);
-        add_verdict(skip, entry.commit, record.phase);
-      }
-      events_.note("skip", fmt::format("{} {}: {}", short_id, record.status, entry.detail),
-                   {{"commit", entry.commit}, {"status", record.status}});
+      store_failure(entry, record.status);
       break;
     case JournalEntry::Kind::kAlias:
       // A step of its own, for its verdict to join: the culprit may be such a commit, when a
       // documentation commit on top of it (the same image) was measured first.
       add_step_once(entry, record.phase);
-      events_.note(
-          "alias",
-          fmt::format("{} has the same kernel image as {}", short_id, entry.detail.substr(0, 12)),
-          {{"commit", entry.commit}, {"same_as", entry.detail}});
+      events_.note("alias",
+                   fmt::format("{} has the same kernel image as {}", short_id(entry),
+                               entry.detail.substr(0, 12)),
+                   {{"commit", entry.commit}, {"same_as", entry.detail}});
       break;
     case JournalEntry::Kind::kVerdict:
       record.verdict_json = verdict_json(entry.verdict).dump();
-      // A merge base's skip: its failure stored the skip and said so.
-      if (entry.verdict.kind == VerdictKind::kSkip) break;
-      add_verdict(verdict_record(entry.verdict, entry.detail), entry.commit, record.phase);
-      events_.note("verdict",
-                   fmt::format("{} is {} ({})", short_id, verdict_name(entry.verdict.kind),
-                               entry.verdict.by_boot ? entry.detail : evidence_text(entry.verdict)),
-                   {{"commit", entry.commit}, {"verdict", verdict_name(entry.verdict.kind)}});
+      store_verdict_of(entry);
       break;
     case JournalEntry::Kind::kEndpointsOk:
       events_.note("endpoints", entry.detail.empty()
@@ -215,7 +191,7 @@ void StoreJournal::append(const JournalEntry& entry) {
       events_.note(
           "reopen",
           fmt::format("the confirmation refutes {}: {}; the search goes on with its samples",
-                      short_id, entry.detail),
+                      short_id(entry), entry.detail),
           {{"commit", entry.commit}, {"parent_check", entry.detail}});
       break;
   }
@@ -224,6 +200,42 @@ void StoreJournal::append(const JournalEntry& entry) {
   // Right after an entry is committed the session can stop and resume losing nothing; the sim
   // runner never waits on a process that would notice Ctrl-C, so this is where it does.
   throw_if_interrupted();
+}
+
+void StoreJournal::store_failure(const JournalEntry& entry, const std::string& status) {
+  const nlohmann::json fields = {{"commit", entry.commit}, {"status", status}};
+  if (entry.retried) {
+    events_.note("retry",
+                 fmt::format("{} {}: {}; it measured fine before, so it is measured again",
+                             short_id(entry), status, entry.detail),
+                 fields);
+    return;
+  }
+  if (entry.counts_as_bad) {
+    events_.note("bad",
+                 fmt::format("{} {}: {}; boot_failure_is_bad counts it as bad", short_id(entry),
+                             status, entry.detail),
+                 fields);
+    return;
+  }
+  if (entry.phase == Phase::kSearch) {
+    VerdictRecord skip;
+    skip.verdict = Verdict::kSkip;
+    skip.detail = fmt::format("{}: {}", status, entry.detail);
+    add_verdict(skip, entry.commit, phase_name(entry.phase));
+  }
+  events_.note("skip", fmt::format("{} {}: {}", short_id(entry), status, entry.detail), fields);
+}
+
+void StoreJournal::store_verdict_of(const JournalEntry& entry) {
+  const CommitVerdict& verdict = entry.verdict;
+  // A merge base's skip: its failure stored the skip and said so.
+  if (verdict.kind == VerdictKind::kSkip) return;
+  add_verdict(verdict_record(verdict, entry.detail), entry.commit, phase_name(entry.phase));
+  events_.note("verdict",
+               fmt::format("{} is {} ({})", short_id(entry), verdict_name(verdict.kind),
+                           verdict.by_boot ? entry.detail : evidence_text(verdict)),
+               {{"commit", entry.commit}, {"verdict", verdict_name(verdict.kind)}});
 }
 
 std::vector<JournalEntry> StoreJournal::replay() const {

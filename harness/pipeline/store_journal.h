@@ -30,6 +30,9 @@ class StoreJournal : public SessionJournal {
   std::optional<int> step_of(const std::string& commit) const;
   // Stores `verdict` for `commit`, under the commit's step.
   void add_verdict(VerdictRecord verdict, const std::string& commit, const std::string& phase);
+  // A failed measurement's skip verdict, or why it is none, and the note that says so.
+  void store_failure(const JournalEntry& entry, const std::string& status);
+  void store_verdict_of(const JournalEntry& entry);
 
   Store& store_;
   Events& events_;
