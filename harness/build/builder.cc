@@ -157,16 +157,16 @@ void remember_failure(const BuildResult& result, const fs::path& cache_root) {
   write_file_atomically(directory / "summary", result.log_tail);
 }
 
-std::optional<BuildResult> remembered_failure(const fs::path& cache_root, const BuildKey& key) {
+// Fills `result` with the remembered failure of `key`, if there is one.
+bool take_remembered_failure(BuildResult& result, const fs::path& cache_root, const BuildKey& key) {
   fs::path directory = failure_directory(cache_root, key.hex());
-  if (!fs::is_regular_file(directory / "summary")) return std::nullopt;
-  BuildResult result;
+  if (!fs::is_regular_file(directory / "summary")) return false;
   result.outcome = BuildOutcome::kBuildFailed;
   result.cache_hit = true;
   result.log = directory / "build.log";
   result.config = directory / "config";
   result.log_tail = read_file(directory / "summary");
-  return result;
+  return true;
 }
 
 ConfigRequest config_request_for(const BuildRequest& request, const fs::path& object_dir,
@@ -223,6 +223,36 @@ void take_entry(BuildResult& result, const CachedBuild& entry) {
   result.image_sha256 = entry.image_sha256;
   result.config = entry.config;
   result.log = entry.log;
+}
+
+// `make bzImage` of a configured object directory; stores the image in the cache, or keeps and
+// remembers the failure.
+void compile(BuildResult& result, const BuildRequest& request, const ConfigRequest& config,
+             const fs::path& object_dir, BuildCache& cache, const BuildKey& key) {
+  BuildProgress progress{0, read_compile_count(object_dir)};
+  const auto build_start = Clock::now();
+  ProcessResult make = run_make(request, config, object_dir, progress);
+  result.build_seconds = seconds_since(build_start);
+  const fs::path log = object_dir / kBuildLog;
+  if (!make.ok()) {
+    std::string text = read_file(log);
+    if (std::string machine = machine_failure(text); !machine.empty()) {
+      fail("the kernel build {} (log: {})", machine, log.string());
+    }
+    keep_failure(result, cache.root(), result.cache_key, log, object_dir / ".config");
+    result.log_tail = summarize_build_log(text);
+    remember_failure(result, cache.root());
+    return;
+  }
+  const fs::path image = object_dir / kImage;
+  if (!fs::is_regular_file(image)) {
+    fail("make bzImage succeeded but {} is missing; see {}", image.string(), log.string());
+  }
+  if (progress.compiled > progress.expected) {
+    write_file(object_dir / kCompileCountFile, std::to_string(progress.compiled));
+  }
+  take_entry(result, cache.store(key, image, object_dir / ".config", log, request.commit_id,
+                                 result.build_seconds));
 }
 
 }  // namespace
@@ -317,13 +347,19 @@ ConfigResult Builder::configure(const ConfigRequest& request, const fs::path& ca
 BuildResult Builder::build(const BuildRequest& request) {
   const auto start = Clock::now();
   check_request(request);
+  BuildResult result;
+  build_into(result, request);
+  result.seconds = seconds_since(start);
+  return result;
+}
+
+void Builder::build_into(BuildResult& result, const BuildRequest& request) {
   BuildCache cache(fs::absolute(request.build.cache_dir));
   const fs::path object_dir = fs::absolute(request.object_dir);
   DirLock lock(object_dir, "wait for it or use another workdir");
   const ConfigRequest config_request =
       config_request_for(request, object_dir, std::chrono::seconds(request.build.timeout_seconds));
 
-  BuildResult result;
   for (const fs::path& dir : {object_dir, config_request.config_dir}) {
     if (auto stopped = stop_leftover_make(dir)) result.warnings.push_back(*stopped);
   }
@@ -335,8 +371,7 @@ BuildResult Builder::build(const BuildRequest& request) {
   if (!config.ok) {
     keep_failure(result, cache.root(), request.tree_id + "-kconfig", config.log, config.config);
     result.log_tail = config.log_tail;
-    result.seconds = seconds_since(start);
-    return result;
+    return;
   }
 
   result.config_sha256 = sha256_file_hex(config.config);
@@ -345,47 +380,12 @@ BuildResult Builder::build(const BuildRequest& request) {
   if (std::optional<CachedBuild> hit = cache.find(key)) {
     take_entry(result, *hit);
     result.cache_hit = true;
-    result.seconds = seconds_since(start);
-    return result;
+    return;
   }
-  if (std::optional<BuildResult> failed = remembered_failure(cache.root(), key)) {
-    failed->compiler = result.compiler;
-    failed->config_sha256 = result.config_sha256;
-    failed->cache_key = result.cache_key;
-    failed->warnings = result.warnings;
-    failed->config_seconds = result.config_seconds;
-    failed->seconds = seconds_since(start);
-    return *failed;
-  }
+  if (take_remembered_failure(result, cache.root(), key)) return;
 
   install_config(config.config, object_dir);
-  BuildProgress progress{0, read_compile_count(object_dir)};
-  const auto build_start = Clock::now();
-  ProcessResult make = run_make(request, config_request, object_dir, progress);
-  result.build_seconds = seconds_since(build_start);
-  const fs::path log = object_dir / kBuildLog;
-  if (!make.ok()) {
-    std::string text = read_file(log);
-    if (std::string machine = machine_failure(text); !machine.empty()) {
-      fail("the kernel build {} (log: {})", machine, log.string());
-    }
-    keep_failure(result, cache.root(), result.cache_key, log, object_dir / ".config");
-    result.log_tail = summarize_build_log(text);
-    remember_failure(result, cache.root());
-    result.seconds = seconds_since(start);
-    return result;
-  }
-  const fs::path image = object_dir / kImage;
-  if (!fs::is_regular_file(image)) {
-    fail("make bzImage succeeded but {} is missing; see {}", image.string(), log.string());
-  }
-  if (progress.compiled > progress.expected) {
-    write_file(object_dir / kCompileCountFile, std::to_string(progress.compiled));
-  }
-  take_entry(result, cache.store(key, image, object_dir / ".config", log, request.commit_id,
-                                 result.build_seconds));
-  result.seconds = seconds_since(start);
-  return result;
+  compile(result, request, config_request, object_dir, cache, key);
 }
 
 }  // namespace kbisect

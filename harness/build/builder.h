@@ -68,6 +68,8 @@ class Builder {
   BuildResult build(const BuildRequest& request);
 
  private:
+  // All of build() but its timing: returns as soon as `result` is known.
+  void build_into(BuildResult& result, const BuildRequest& request);
   const std::string& compiler_version();
   // gcc, as and ld (and pahole where installed): what Kconfig's probes depend on.
   const std::string& toolchain();
