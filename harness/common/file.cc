@@ -1,5 +1,6 @@
 #include "common/file.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/unique_fd.h"
 
 namespace kbisect {
 namespace fs = std::filesystem;
@@ -32,13 +34,60 @@ void write_file(const fs::path& path, std::string_view contents) {
   if (!out) fail("cannot write {}: {}", path.string(), errno_text(errno));
 }
 
+namespace {
+
+void write_all(int fd, std::string_view contents, const fs::path& path) {
+  while (!contents.empty()) {
+    ssize_t written = ::write(fd, contents.data(), contents.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0) fail("cannot write {}: {}", path.string(), errno_text(errno));
+    contents.remove_prefix(static_cast<size_t>(written));
+  }
+}
+
+void sync_file(int fd, const fs::path& path) {
+  if (::fsync(fd) != 0) fail("cannot sync {}: {}", path.string(), errno_text(errno));
+}
+
+// Removes the temporary file unless the rename has taken it.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(fs::path path) : path_(std::move(path)) {}
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  ~TemporaryFile() {
+    std::error_code ignored;
+    if (!renamed_) fs::remove(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+  void renamed() { renamed_ = true; }
+
+ private:
+  fs::path path_;
+  bool renamed_ = false;
+};
+
+}  // namespace
+
 void write_file_atomically(const fs::path& path, std::string_view contents) {
-  fs::path temporary = path;
-  temporary += ".tmp" + std::to_string(::getpid());
-  write_file(temporary, contents);
+  TemporaryFile temporary(fs::path(path) += ".tmp" + std::to_string(::getpid()));
+  {
+    UniqueFd fd(::open(temporary.path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!fd) fail("cannot write {}: {}", temporary.path().string(), errno_text(errno));
+    write_all(fd.get(), contents, temporary.path());
+    // Without it, a crash soon after the rename can leave `path` empty on ext4.
+    sync_file(fd.get(), temporary.path());
+  }
   std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) fail("cannot rename {} to {}: {}", temporary.string(), path.string(), error.message());
+  fs::rename(temporary.path(), path, error);
+  if (error) {
+    fail("cannot rename {} to {}: {}", temporary.path().string(), path.string(), error.message());
+  }
+  temporary.renamed();
+  const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  UniqueFd directory_fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!directory_fd) fail("cannot open {}: {}", directory.string(), errno_text(errno));
+  sync_file(directory_fd.get(), directory);
 }
 
 }  // namespace kbisect

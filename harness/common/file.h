@@ -19,7 +19,9 @@ std::optional<std::string> read_file_if_present(const std::filesystem::path& pat
 void write_file(const std::filesystem::path& path, std::string_view contents);
 
 // Writes a temporary file beside `path` and renames it over `path`, so that a reader (another
-// kbisect, or this one after a crash) finds the old contents or the new, never a part.
+// kbisect, or this one after a crash) finds the old contents or the new, never a part; the
+// file and the rename are synced to disk before it returns. A failed write leaves no
+// temporary file behind.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
 }  // namespace kbisect

@@ -50,5 +50,12 @@ TEST_F(FileTest, AtomicWriteReplacesTheFileAndLeavesNothingElse) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
 }
 
+TEST_F(FileTest, AFailedAtomicWriteLeavesNoTemporaryFile) {
+  // A directory in the way: the rename fails after the temporary file is written.
+  fs::create_directories(dir_ / "f" / "inside");
+  EXPECT_THROW(write_file_atomically(dir_ / "f", "new"), Error);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
 }  // namespace
 }  // namespace kbisect
