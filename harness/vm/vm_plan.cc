@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <regex>
 
 #include "common/error.h"
@@ -29,26 +31,50 @@ bool has_entries(const fs::path& directory) {
   return fs::is_directory(directory, error) && !fs::is_empty(directory, error);
 }
 
-// The host block devices of an NVMe controller bound to the nvme driver: nvme0n1, nvme0n1p1...
-std::vector<std::string> controller_block_devices(const fs::path& device_dir) {
-  std::vector<std::string> names;
+bool is_under(const fs::path& path, const fs::path& directory) {
+  return std::mismatch(directory.begin(), directory.end(), path.begin(), path.end()).first ==
+         directory.end();
+}
+
+// nvme0n1 for nvme0c1n1, the hidden disk of one path under native multipath; the head disk
+// that the host mounts sits under the subsystem, not under the controller.
+std::optional<std::string> multipath_head(const std::string& name) {
+  static const std::regex kPathDisk("nvme([0-9]+)c[0-9]+n([0-9]+)");
+  std::smatch match;
+  if (!std::regex_match(name, match, kPathDisk)) return std::nullopt;
+  return fmt::format("nvme{}n{}", match[1].str(), match[2].str());
+}
+
+// The host block devices on an NVMe controller: its namespaces and their partitions, found as
+// the /sys/class/block entries under the PCI device (a namespace's name need not be the
+// controller's: nvme0 may own nvme1n1), and the head disks of its multipath paths with theirs.
+std::vector<std::string> controller_block_devices(const fs::path& device_dir,
+                                                  const fs::path& root) {
   std::error_code error;
-  for (const auto& controller : fs::directory_iterator(device_dir / "nvme", error)) {
-    for (const auto& entry : fs::directory_iterator(controller.path(), error)) {
-      std::string name = entry.path().filename().string();
-      if (!name.starts_with(controller.path().filename().string() + "n")) continue;
-      names.push_back(name);
-      for (const auto& part : fs::directory_iterator(entry.path(), error)) {
-        std::string part_name = part.path().filename().string();
-        if (part_name.starts_with(name + "p")) names.push_back(part_name);
-      }
+  const fs::path device = fs::canonical(device_dir, error);
+  std::vector<std::pair<std::string, fs::path>> block_devices;
+  for (const auto& entry : fs::directory_iterator(root / "sys/class/block", error)) {
+    fs::path target = fs::canonical(entry.path(), error);
+    if (!error) block_devices.emplace_back(entry.path().filename().string(), target);
+  }
+  std::vector<std::string> names;
+  std::vector<std::string> heads;
+  for (const auto& [name, path] : block_devices) {
+    if (!is_under(path, device)) continue;
+    names.push_back(name);
+    if (auto head = multipath_head(name)) heads.push_back(*head);
+  }
+  for (const auto& [name, path] : block_devices) {
+    const std::string disk = path.parent_path().filename().string();
+    for (const auto& head : heads) {
+      if (name == head || disk == head) names.push_back(name);
     }
   }
   return names;
 }
 
 void check_not_in_use(const fs::path& device_dir, const fs::path& root, const std::string& pci) {
-  auto devices = controller_block_devices(device_dir);
+  auto devices = controller_block_devices(device_dir, root);
   std::ifstream mounts(root / "proc/mounts");
   for (std::string line; std::getline(mounts, line);) {
     std::string source = line.substr(0, line.find(' '));
@@ -68,6 +94,17 @@ void check_not_in_use(const fs::path& device_dir, const fs::path& root, const st
           "cannot pass through {}: /dev/{} is held by {} (LVM, md or dm on the host); "
           "release it first",
           pci, device, fs::directory_iterator(holders)->path().filename().string());
+    }
+  }
+  // What the lists above miss (swap, a mount under another name, a program's exclusive open):
+  // the kernel refuses an exclusive open of a block device that anything has claimed.
+  for (const auto& device : devices) {
+    UniqueFd fd(::open((root / "dev" / device).c_str(), O_RDONLY | O_EXCL | O_CLOEXEC));
+    if (!fd && errno == EBUSY) {
+      fail(
+          "cannot pass through {}: /dev/{} is in use on the host (swap, a mount, or a program "
+          "that holds it); free it first",
+          pci, device);
     }
   }
 }

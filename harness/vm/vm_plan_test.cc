@@ -31,6 +31,13 @@ class PassthroughTest : public ::testing::Test {
     fs::create_directory_symlink(root_ / "sys/bus/pci/drivers" / driver, device_ / "driver");
   }
 
+  // A block device at `path` (made here), as sysfs lists it in /sys/class/block.
+  void add_block_device(const fs::path& path) {
+    fs::create_directories(path);
+    fs::create_directories(root_ / "sys/class/block");
+    fs::create_directory_symlink(path, root_ / "sys/class/block" / path.filename());
+  }
+
   // The error text of check_passthrough, or "" when it passes.
   std::string problem(bool need_vfio_bound, const std::string& pci = kPci) {
     try {
@@ -77,16 +84,42 @@ TEST_F(PassthroughTest, BoundToNvmeNeedsRebindingForQemuButNotForManagedLibvirt)
 
 TEST_F(PassthroughTest, MountedNamespaceIsNamed) {
   bind("nvme");
-  fs::create_directories(device_ / "nvme/nvme0/nvme0n1/nvme0n1p2");
+  add_block_device(device_ / "nvme/nvme0/nvme0n1");
+  add_block_device(device_ / "nvme/nvme0/nvme0n1/nvme0n1p2");
   std::ofstream(root_ / "proc/mounts") << "/dev/nvme0n1p2 /home ext4 rw 0 0\n";
   std::string text = problem(false);
   EXPECT_NE(text.find("/dev/nvme0n1p2 is mounted at /home"), std::string::npos) << text;
 }
 
+TEST_F(PassthroughTest, NamespaceNamedAfterAnotherControllerIsStillItsOwn) {
+  // Controllers probed in parallel: nvme0 can own nvme1n1.
+  bind("nvme");
+  add_block_device(device_ / "nvme/nvme0/nvme1n1");
+  std::ofstream(root_ / "proc/mounts") << "/dev/nvme1n1 /srv xfs rw 0 0\n";
+  std::string text = problem(false);
+  EXPECT_NE(text.find("/dev/nvme1n1 is mounted at /srv"), std::string::npos) << text;
+}
+
+TEST_F(PassthroughTest, MultipathHeadDiskOfTheControllerIsChecked) {
+  // Native multipath: the controller holds the hidden path disk nvme0c0n1; the host mounts
+  // the head disk nvme0n1, which sits under the subsystem.
+  bind("nvme");
+  add_block_device(device_ / "nvme/nvme0/nvme0c0n1");
+  const fs::path subsystem = root_ / "sys/devices/virtual/nvme-subsystem/nvme-subsys0";
+  add_block_device(subsystem / "nvme0n1");
+  add_block_device(subsystem / "nvme0n1/nvme0n1p1");
+  add_block_device(subsystem / "nvme0n2");
+  std::ofstream(root_ / "proc/mounts") << "/dev/nvme0n2 /data ext4 rw 0 0\n";
+  EXPECT_EQ(problem(false), "");
+  std::ofstream(root_ / "proc/mounts") << "/dev/nvme0n1p1 /srv ext4 rw 0 0\n";
+  std::string text = problem(false);
+  EXPECT_NE(text.find("/dev/nvme0n1p1 is mounted at /srv"), std::string::npos) << text;
+}
+
 TEST_F(PassthroughTest, HeldNamespaceIsNamed) {
   bind("nvme");
-  fs::create_directories(device_ / "nvme/nvme0/nvme0n1");
-  fs::create_directories(root_ / "sys/class/block/nvme0n1/holders/dm-0");
+  add_block_device(device_ / "nvme/nvme0/nvme0n1");
+  fs::create_directories(device_ / "nvme/nvme0/nvme0n1/holders/dm-0");
   EXPECT_NE(problem(false).find("held by dm-0"), std::string::npos);
 }
 
