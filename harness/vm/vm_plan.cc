@@ -196,11 +196,14 @@ void check_passthrough(const std::string& pci, bool need_vfio_bound, const fs::p
   if (driver == "vfio-pci") return;
   if (driver == "nvme") check_not_in_use(device_dir, root, pci);
   if (need_vfio_bound) {
+    const std::string unbind =
+        driver.empty() ? ""
+                       : fmt::format("echo {} > /sys/bus/pci/devices/{}/driver/unbind; ", pci, pci);
     fail(
-        "cannot pass through {}: it is bound to {}, not vfio-pci; as root: echo {} > "
-        "/sys/bus/pci/devices/{}/driver/unbind; echo vfio-pci > "
-        "/sys/bus/pci/devices/{}/driver_override; echo {} > /sys/bus/pci/drivers_probe",
-        pci, driver.empty() ? "no driver" : driver, pci, pci, pci, pci);
+        "cannot pass through {}: it is bound to {}, not vfio-pci; as root: modprobe vfio-pci; "
+        "{}echo vfio-pci > /sys/bus/pci/devices/{}/driver_override; echo {} > "
+        "/sys/bus/pci/drivers_probe",
+        pci, driver.empty() ? "no driver" : driver, unbind, pci, pci);
   }
 }
 

@@ -78,8 +78,20 @@ TEST_F(PassthroughTest, NotAnNvmeController) {
 
 TEST_F(PassthroughTest, BoundToNvmeNeedsRebindingForQemuButNotForManagedLibvirt) {
   bind("nvme");
-  EXPECT_NE(problem(true).find("bound to nvme, not vfio-pci"), std::string::npos);
+  std::string text = problem(true);
+  EXPECT_NE(text.find("bound to nvme, not vfio-pci; as root: modprobe vfio-pci; echo "
+                      "0000:01:00.0 > /sys/bus/pci/devices/0000:01:00.0/driver/unbind;"),
+            std::string::npos)
+      << text;
   EXPECT_EQ(problem(false), "");
+}
+
+TEST_F(PassthroughTest, UnboundDeviceIsNotToldToUnbind) {
+  std::string text = problem(true);
+  EXPECT_NE(text.find("bound to no driver, not vfio-pci; as root: modprobe vfio-pci; echo "
+                      "vfio-pci > /sys/bus/pci/devices/0000:01:00.0/driver_override"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(PassthroughTest, MountedNamespaceIsNamed) {
