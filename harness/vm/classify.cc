@@ -143,11 +143,32 @@ Classification classify(const ConsoleWatch& console, VmEnd end, std::string_view
   if (const Frame* error = frames.frame("error")) {
     return {Outcome::kWorkloadFailed, describe_guest_error(error->payload), ""};
   }
-  if (!console.kernel_failure().empty()) {
-    return {Outcome::kBootFailed,
-            fmt::format("kernel failed {}: {}", init ? "during the workload" : "while booting",
-                        console.kernel_failure()),
+  const std::string last = console.last_line().empty()
+                               ? std::string("no console output at all")
+                               : fmt::format("last console line: {}", console.last_line());
+  // The init failed and said so; kernel messages about the same failure (I/O errors) can cut
+  // into its frame.
+  if (frames.rejected("error")) {
+    return {Outcome::kWorkloadFailed,
+            fmt::format("the guest reported an error in a frame that arrived damaged ({}); {}",
+                        frames.rejections()[0], last),
             ""};
+  }
+  if (!console.kernel_failure().empty()) {
+    if (!init) {
+      return {Outcome::kBootFailed,
+              fmt::format("kernel failed while booting: {}", console.kernel_failure()), ""};
+    }
+    // It booted, so it is no boot failure; and a warning the kernel survives ("BUG: soft
+    // lockup") does not explain a run that ran out of time.
+    if (end == VmEnd::kDeadline) {
+      return {Outcome::kTimeout,
+              fmt::format("workload unfinished after {}; the kernel reported: {}", end_detail,
+                          console.kernel_failure()),
+              ""};
+    }
+    return {Outcome::kWorkloadFailed,
+            fmt::format("kernel failed during the workload: {}", console.kernel_failure()), ""};
   }
   if (end == VmEnd::kConsoleFlood) {
     return {init ? Outcome::kWorkloadFailed : Outcome::kBootFailed,
@@ -158,18 +179,16 @@ Classification classify(const ConsoleWatch& console, VmEnd end, std::string_view
   if (end == VmEnd::kQemuDied) {
     return {Outcome::kInfraError, fmt::format("QEMU died while the guest ran: {}", end_detail), ""};
   }
-  if (frames.rejection_count() > 0) {
-    return {Outcome::kInfraError,
-            fmt::format("the result frame was damaged in transit: {}", frames.rejections()[0]), ""};
-  }
-  const std::string last = console.last_line().empty()
-                               ? std::string("no console output at all")
-                               : fmt::format("last console line: {}", console.last_line());
+  // A frame cut short by the deadline is the deadline's doing.
   if (end == VmEnd::kDeadline) {
     if (!init)
       return {Outcome::kBootFailed, fmt::format("no init within {}; {}", end_detail, last), ""};
     return {Outcome::kTimeout, fmt::format("workload unfinished after {}; {}", end_detail, last),
             ""};
+  }
+  if (frames.rejection_count() > 0) {
+    return {Outcome::kInfraError,
+            fmt::format("the result frame was damaged in transit: {}", frames.rejections()[0]), ""};
   }
   if (!init) return {Outcome::kBootFailed, fmt::format("VM stopped before init; {}", last), ""};
   return {Outcome::kWorkloadFailed, fmt::format("guest stopped without a result; {}", last), ""};

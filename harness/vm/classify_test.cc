@@ -161,6 +161,47 @@ TEST(Classify, ExitBeforeInitIsBootFailedAfterInitWorkloadFailed) {
   EXPECT_NE(after.detail.find("without a result"), std::string::npos);
 }
 
+TEST(Classify, AKernelFailureAfterInitIsTheWorkloadsNotABootFailure) {
+  const std::string oops =
+      kBoot + "KBISECT-PROGRESS init\n[   40.1] BUG: kernel NULL pointer dereference, address: 8\n";
+  auto exited = classify(watch_text(oops), VmEnd::kExited, "");
+  EXPECT_EQ(exited.outcome, Outcome::kWorkloadFailed);
+  EXPECT_EQ(exited.detail,
+            "kernel failed during the workload: BUG: kernel NULL pointer dereference, address: 8");
+  // A warning the kernel survives does not make a run that ran out of time a crash.
+  auto deadline = classify(
+      watch_text(kBoot + "KBISECT-PROGRESS init\n[   40.1] BUG: soft lockup - CPU#1 stuck!\n"),
+      VmEnd::kDeadline, "1800 s");
+  EXPECT_EQ(deadline.outcome, Outcome::kTimeout);
+  EXPECT_EQ(deadline.detail,
+            "workload unfinished after 1800 s; the kernel reported: BUG: soft lockup - CPU#1 "
+            "stuck!");
+}
+
+TEST(Classify, ADamagedErrorFrameIsStillTheGuestsError) {
+  std::string damaged = frame("error", "stage=mkfs exit=1\n", "c3RhZ2U9bWtmcyBleGl0PTEK");
+  // printk cut into the line: "[ 9.1] nvme0n1: I/O error" in the middle of the base64.
+  damaged.insert(damaged.find("KBISECT-DATA ") + 20, "[ 9.1] nvme0n1: I/O error");
+  auto verdict =
+      classify(watch_text(kBoot + "KBISECT-PROGRESS init\n" + damaged), VmEnd::kExited, "");
+  EXPECT_EQ(verdict.outcome, Outcome::kWorkloadFailed);
+  EXPECT_NE(verdict.detail.find("the guest reported an error in a frame that arrived damaged "
+                                "(invalid base64 in frame 'error')"),
+            std::string::npos)
+      << verdict.detail;
+}
+
+TEST(Classify, AFrameCutShortByTheDeadlineIsATimeout) {
+  std::string result =
+      frame("result", R"({"jobs":[{"jobname":"a"}]})", "eyJqb2JzIjpbeyJqb2JuYW1lIjoiYSJ9XX0=");
+  std::string cut = result.substr(0, result.find("KBISECT-END"));
+  auto verdict =
+      classify(watch_text(kBoot + "KBISECT-PROGRESS init\n" + cut), VmEnd::kDeadline, "60 s");
+  EXPECT_EQ(verdict.outcome, Outcome::kTimeout);
+  EXPECT_NE(verdict.detail.find("workload unfinished after 60 s"), std::string::npos)
+      << verdict.detail;
+}
+
 TEST(Classify, DamagedFrameIsInfraErrorSoTheRunnerRetries) {
   std::string damaged =
       frame("result", R"({"jobs":[{"jobname":"a"}]})", "eyJqb2JzIjpbeyJqb2JuYW1lIjoiYSJ9XX0=");

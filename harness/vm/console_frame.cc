@@ -102,7 +102,7 @@ void ConsoleFrameParser::feed_line(std::string_view line) {
 }
 
 void ConsoleFrameParser::begin(std::string_view arguments) {
-  if (in_frame_) reject(fmt::format("frame '{}' interrupted by another BEGIN", kind_));
+  if (in_frame_) reject(fmt::format("frame '{}' interrupted by another BEGIN", kind_), kind_);
   std::vector<std::string_view> fields;
   size_t length = 0;
   if (!split_fields(arguments, 3, fields) || !is_name(fields[0]) || !is_hex64(fields[2])) {
@@ -112,12 +112,13 @@ void ConsoleFrameParser::begin(std::string_view arguments) {
   auto [end, error] =
       std::from_chars(fields[1].data(), fields[1].data() + fields[1].size(), length);
   if (error != std::errc() || end != fields[1].data() + fields[1].size()) {
-    reject(fmt::format("bad length in frame '{}'", fields[0]));
+    reject(fmt::format("bad length in frame '{}'", fields[0]), fields[0]);
     return;
   }
   if (length > limits_.max_payload_bytes) {
     reject(fmt::format("frame '{}' announces {} bytes, over the {}-byte cap", fields[0], length,
-                       limits_.max_payload_bytes));
+                       limits_.max_payload_bytes),
+           fields[0]);
     return;
   }
   in_frame_ = true;
@@ -133,10 +134,11 @@ void ConsoleFrameParser::data(std::string_view arguments) {
     return;
   }
   if (!decode_base64(arguments, payload_)) {
-    reject(fmt::format("invalid base64 in frame '{}'", kind_));
+    reject(fmt::format("invalid base64 in frame '{}'", kind_), kind_);
     return;
   }
-  if (payload_.size() > length_) reject(fmt::format("frame '{}' longer than announced", kind_));
+  if (payload_.size() > length_)
+    reject(fmt::format("frame '{}' longer than announced", kind_), kind_);
 }
 
 void ConsoleFrameParser::end(std::string_view arguments) {
@@ -145,27 +147,31 @@ void ConsoleFrameParser::end(std::string_view arguments) {
     return;
   }
   if (arguments != kind_) {
-    reject(fmt::format("frame '{}' ended as '{}'", kind_, printable_ascii(arguments, 32)));
+    reject(fmt::format("frame '{}' ended as '{}'", kind_, printable_ascii(arguments, 32)), kind_);
     return;
   }
   if (payload_.size() != length_) {
-    reject(fmt::format("frame '{}' has {} bytes, announced {}", kind_, payload_.size(), length_));
+    reject(fmt::format("frame '{}' has {} bytes, announced {}", kind_, payload_.size(), length_),
+           kind_);
     return;
   }
   if (sha256_hex(payload_) != checksum_) {
-    reject(fmt::format("bad checksum in frame '{}'", kind_));
+    reject(fmt::format("bad checksum in frame '{}'", kind_), kind_);
     return;
   }
   in_frame_ = false;
   if (frames_.size() >= limits_.max_frames) {
-    reject(fmt::format("frame '{}' over the limit of {} frames", kind_, limits_.max_frames));
+    reject(fmt::format("frame '{}' over the limit of {} frames", kind_, limits_.max_frames), kind_);
     return;
   }
   frames_.push_back(Frame{std::move(kind_), std::move(payload_)});
   payload_.clear();
 }
 
-void ConsoleFrameParser::reject(std::string why) {
+void ConsoleFrameParser::reject(std::string why, std::string_view kind) {
+  if (!kind.empty() && !rejected(kind) && rejected_kinds_.size() < limits_.max_errors) {
+    rejected_kinds_.emplace_back(kind);
+  }
   in_frame_ = false;
   payload_.clear();
   payload_.shrink_to_fit();
@@ -174,7 +180,11 @@ void ConsoleFrameParser::reject(std::string why) {
 }
 
 void ConsoleFrameParser::finish() {
-  if (in_frame_) reject(fmt::format("frame '{}' truncated", kind_));
+  if (in_frame_) reject(fmt::format("frame '{}' truncated", kind_), kind_);
+}
+
+bool ConsoleFrameParser::rejected(std::string_view kind) const {
+  return std::ranges::find(rejected_kinds_, kind) != rejected_kinds_.end();
 }
 
 bool ConsoleFrameParser::saw_progress(std::string_view phase) const {

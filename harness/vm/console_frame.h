@@ -45,18 +45,22 @@ class ConsoleFrameParser {
   // Why frames were rejected ("bad checksum in frame 'result'", ...), at most max_errors.
   const std::vector<std::string>& rejections() const { return rejections_; }
   size_t rejection_count() const { return rejection_count_; }
+  // Whether a frame of that kind was rejected (of the first max_errors kinds).
+  bool rejected(std::string_view kind) const;
 
  private:
   void begin(std::string_view arguments);
   void data(std::string_view arguments);
   void end(std::string_view arguments);
-  void reject(std::string why);
+  // `kind`: the rejected frame's, when known.
+  void reject(std::string why, std::string_view kind = {});
 
   ConsoleLimits limits_;
   std::vector<std::string> progress_;
   std::vector<Frame> frames_;
   std::vector<std::string> rejections_;
   size_t rejection_count_ = 0;
+  std::vector<std::string> rejected_kinds_;
 
   bool in_frame_ = false;
   std::string kind_;

@@ -80,6 +80,8 @@ TEST(ConsoleFrame, TruncatedFrameIsRejected) {
   EXPECT_TRUE(parser.frames().empty());
   ASSERT_EQ(parser.rejection_count(), 1u);
   EXPECT_NE(parser.rejections()[0].find("truncated"), std::string::npos);
+  EXPECT_TRUE(parser.rejected("result"));
+  EXPECT_FALSE(parser.rejected("error"));
   // Cut inside a line: the partial base64 is rejected.
   EXPECT_TRUE(parse_console(framed.substr(0, framed.size() / 2)).frames().empty());
 }
@@ -187,6 +189,21 @@ TEST(ConsoleFrame, FrameCountAndRejectionListAreBounded) {
   EXPECT_EQ(parser.frames().size(), 2u);
   EXPECT_EQ(parser.rejections().size(), 3u);
   EXPECT_EQ(parser.rejection_count(), 18u);
+}
+
+TEST(ConsoleFrame, RejectedKindsAreKnownAndBounded) {
+  ConsoleLimits limits;
+  limits.max_errors = 2;
+  std::string text = "KBISECT-BEGIN error 99999999999 " + std::string(64, 'a') + "\n";
+  for (std::string kind : {"a", "b", "c"}) {
+    text +=
+        fmt::format("KBISECT-BEGIN {} 1 {}\nKBISECT-END {}\n", kind, std::string(64, 'a'), kind);
+  }
+  auto parser = parse_console(text, limits);
+  EXPECT_EQ(parser.rejection_count(), 4u);
+  EXPECT_TRUE(parser.rejected("error"));
+  EXPECT_TRUE(parser.rejected("a"));
+  EXPECT_FALSE(parser.rejected("c"));
 }
 
 TEST(ConsoleFrame, NamesAreAtMostThirtyTwoCharacters) {
