@@ -26,8 +26,7 @@ AccelHost local_accel_host() {
 }
 
 std::string resolve_accel(Accel wanted, const AccelHost& host, const fs::path& cache_file,
-                          const std::function<std::optional<std::string>()>& kvm_probe_failure,
-                          Events* events) {
+                          const std::function<KvmProbe()>& probe_kvm, Events* events) {
   if (wanted == Accel::kKvm) return "kvm";
   if (wanted == Accel::kTcg) return "tcg";
   if (!host.kvm_possible) {
@@ -50,9 +49,16 @@ std::string resolve_accel(Accel wanted, const AccelHost& host, const fs::path& c
   std::string accel = text("accel");
   std::string why = text("why");
   if (accel != "kvm" && accel != "tcg") {
-    std::optional<std::string> failure = kvm_probe_failure();
-    accel = failure ? "tcg" : "kvm";
-    why = failure.value_or("");
+    const KvmProbe probe = probe_kvm();
+    if (probe.answer == KvmProbe::Answer::kUnknown) {
+      warn(events, fmt::format("accel auto: the kernel under test boots under neither KVM nor TCG "
+                               "({}), which tells nothing about KVM; guests run under KVM, and "
+                               "the next kbisect command probes again",
+                               probe.why));
+      return "kvm";
+    }
+    accel = probe.answer == KvmProbe::Answer::kWorks ? "kvm" : "tcg";
+    why = probe.why;
     cache[host.key] = {{"accel", accel}, {"why", why}};
     fs::create_directories(cache_file.parent_path());
     write_file_atomically(cache_file, json_text(cache, 2) + '\n');

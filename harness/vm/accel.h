@@ -22,11 +22,19 @@ struct AccelHost {
 // This machine: hostname, qemu-system-x86_64 --version, whether /dev/kvm is usable.
 AccelHost local_accel_host();
 
-// "kvm" or "tcg". `kvm_probe_failure` is the probe: boot a kernel under KVM with a short
-// deadline, and say why it did not boot (nothing when it did).
+// What booting one kernel under KVM, and under TCG when that failed, tells about KVM here.
+struct KvmProbe {
+  // kUnknown: the kernel booted under neither, so its failure is the kernel's.
+  enum class Answer { kWorks, kFails, kUnknown };
+  Answer answer = Answer::kUnknown;
+  std::string why;  // why the KVM boot failed (kFails, kUnknown)
+};
+
+// "kvm" or "tcg". `probe_kvm` boots a kernel under KVM with a short deadline (vm_run.h). Its
+// answer is cached unless it is kUnknown: then this call says "kvm" and the next one probes
+// again.
 std::string resolve_accel(Accel wanted, const AccelHost& host,
                           const std::filesystem::path& cache_file,
-                          const std::function<std::optional<std::string>()>& kvm_probe_failure,
-                          Events* events);
+                          const std::function<KvmProbe()>& probe_kvm, Events* events);
 
 }  // namespace kbisect

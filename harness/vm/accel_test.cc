@@ -15,14 +15,20 @@ namespace fs = std::filesystem;
 
 class AccelTest : public ::testing::Test {
  protected:
-  // Resolves with a probe that answers `boots` and counts its calls.
+  // Resolves with a probe whose kernel boots under KVM when `boots` (and always under TCG),
+  // and counts its calls.
   std::string resolve(Accel wanted, const AccelHost& host, bool boots) {
+    return resolve_with(wanted, host,
+                        boots ? KvmProbe{KvmProbe::Answer::kWorks, ""}
+                              : KvmProbe{KvmProbe::Answer::kFails, "no init within 20 s"});
+  }
+
+  std::string resolve_with(Accel wanted, const AccelHost& host, const KvmProbe& answer) {
     return resolve_accel(
         wanted, host, cache_,
-        [&]() -> std::optional<std::string> {
+        [&] {
           ++probes_;
-          if (boots) return std::nullopt;
-          return "no init within 20 s";
+          return answer;
         },
         nullptr);
   }
@@ -77,12 +83,19 @@ TEST_F(AccelTest, AnAnswerInAnotherFormIsProbedAgain) {
 // The probe's answer can quote the guest's console, which need not be UTF-8.
 TEST_F(AccelTest, AProbeFailureThatIsNotUtf8IsCached) {
   AccelHost host{"h", true};
-  const std::string failure = resolve_accel(
-      Accel::kAuto, host, cache_, [] { return std::optional<std::string>("guest \xff\xfe"); },
-      nullptr);
-  EXPECT_EQ(failure, "tcg");
+  EXPECT_EQ(resolve_with(Accel::kAuto, host, {KvmProbe::Answer::kFails, "guest \xff\xfe"}), "tcg");
   std::ifstream in(cache_);
   EXPECT_EQ(nlohmann::json::parse(in)["h"]["why"], "guest \xef\xbf\xbd\xef\xbf\xbd");
+}
+
+// A kernel that boots under neither KVM nor TCG is broken, whatever KVM can do.
+TEST_F(AccelTest, AKernelThatBootsNowhereLeavesNothingCached) {
+  AccelHost host{"h", true};
+  const KvmProbe broken{KvmProbe::Answer::kUnknown, "kernel failed while booting: Oops"};
+  EXPECT_EQ(resolve_with(Accel::kAuto, host, broken), "kvm");
+  EXPECT_FALSE(fs::exists(cache_));
+  EXPECT_EQ(resolve(Accel::kAuto, host, false), "tcg");
+  EXPECT_EQ(probes_, 2);
 }
 
 TEST_F(AccelTest, DamagedCacheIsProbedAgain) {

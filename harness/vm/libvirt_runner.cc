@@ -286,7 +286,7 @@ std::string LibvirtBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   }
   return resolve_accel(
       wanted, host, context_.workdir / "accel-cache.json",
-      [&] { return kvm_probe_failure(*this, context_, kernel); }, context_.events);
+      [&] { return probe_kvm(*this, context_, kernel); }, context_.events);
 }
 
 VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, PhaseClock& clock,
@@ -348,7 +348,14 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
     }
     if ((interrupt_signal = pending_interrupt()) != 0) break;
     // Events are the signal; the state check covers a connection that lost them.
-    if (stop.stopped || virDomainIsActive(domain.get()) != 1) break;
+    if (stop.stopped) break;
+    const int active = virDomainIsActive(domain.get());
+    if (active < 0) {
+      ending = {VmEnd::kQemuDied, fmt::format("libvirt at {} lost track of domain {}: {}", uri_,
+                                              plan.name, libvirt_error())};
+      break;
+    }
+    if (active == 0) break;
     if (std::chrono::steady_clock::now() >= clock.deadline()) {
       ending = {VmEnd::kDeadline, clock.phase_limit()};
       break;

@@ -119,7 +119,7 @@ std::string QemuBackend::host_name() {
 std::string QemuBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   return resolve_accel(
       wanted, local_accel_host(), context_.workdir / "accel-cache.json",
-      [&] { return kvm_probe_failure(*this, context_, kernel); }, context_.events);
+      [&] { return probe_kvm(*this, context_, kernel); }, context_.events);
 }
 
 VmEnding QemuBackend::boot(const VmPlan& plan, const fs::path& console_log, PhaseClock& clock,
@@ -167,13 +167,18 @@ VmEnding QemuBackend::boot(const VmPlan& plan, const fs::path& console_log, Phas
   if (log.flooded())
     return {VmEnd::kConsoleFlood, fmt::format("{} bytes", context_.max_console_bytes)};
   if (result.timed_out) return {VmEnd::kDeadline, clock.phase_limit()};
+  std::string tail = result.output_tail;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+  // With -serial stdio, QEMU's last line can be the guest's.
+  const std::string last_line = printable_ascii(tail.substr(tail.rfind('\n') + 1), kMaxQemuLine);
   if (result.exit_code != 0) {
-    std::string tail = result.output_tail;
-    while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-    // With -serial stdio, QEMU's last line can be the guest's.
     return {watch.kernel_started() ? VmEnd::kQemuDied : VmEnd::kStartFailed,
-            fmt::format("QEMU exited with {}: {}", result.exit_code,
-                        printable_ascii(tail.substr(tail.rfind('\n') + 1), kMaxQemuLine))};
+            fmt::format("QEMU exited with {}: {}", result.exit_code, last_line)};
+  }
+  // A SIGTERM from outside (pkill, a host shutdown) ends QEMU with status 0, as a guest's
+  // power-off does: the guest did not end this run.
+  if (last_line.find(": terminating on signal ") != std::string::npos) {
+    return {VmEnd::kQemuDied, last_line};
   }
   return {VmEnd::kExited, ""};
 }

@@ -210,5 +210,16 @@ TEST(QemuBackend, QemuThatDiesAfterTheKernelStartedIsNotAStartFailure) {
   EXPECT_NE(ending.detail.find("Assertion failed"), std::string::npos) << ending.detail;
 }
 
+TEST(QemuBackend, QemuStoppedBySigtermIsNotTheGuestsEnd) {
+  FakeQemu qemu(
+      "echo '[    0.000000] Linux version 6.1.0'\n"
+      "echo 'KBISECT-PROGRESS init'\n"
+      "echo 'qemu-system-x86_64: terminating on signal 15 from pid 42 (pkill)' >&2\n"
+      "exit 0\n");
+  VmEnding ending = qemu.boot();
+  EXPECT_EQ(ending.end, VmEnd::kQemuDied);
+  EXPECT_NE(ending.detail.find("terminating on signal 15"), std::string::npos) << ending.detail;
+}
+
 }  // namespace
 }  // namespace kbisect

@@ -186,21 +186,42 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
   return result;
 }
 
-std::optional<std::string> kvm_probe_failure(VmBackend& backend, const RunnerContext& context,
-                                             const std::filesystem::path& kernel) {
-  std::filesystem::path dir = context.workdir / "accel-probe";
-  std::filesystem::create_directories(dir);
+namespace {
+
+// Why the probe guest under `accel` did not report in within `boot_timeout_seconds`; nothing
+// when it did.
+std::optional<std::string> probe_boot_failure(VmBackend& backend, const RunnerContext& context,
+                                              const fs::path& kernel, const std::string& accel,
+                                              int boot_timeout_seconds) {
+  fs::path dir = context.workdir / "accel-probe";
+  fs::create_directories(dir);
+  // Planned before the clock starts: the plan may build the base initramfs first.
+  const VmPlan plan = probe_plan(context, kernel, accel, dir);
   VmSpec quick;
-  quick.boot_timeout_seconds = 20;
+  quick.boot_timeout_seconds = boot_timeout_seconds;
+  // The answer is in once init reports in; a guest that then hangs is not kept for long.
+  quick.workload_timeout_seconds = 30;
   PhaseClock clock(quick);
   ConsoleWatch watch;
-  VmEnding ending =
-      backend.boot(probe_plan(context, kernel, "kvm", dir), dir / "console.log", clock, watch);
+  VmEnding ending = backend.boot(plan, dir / "console.log", clock, watch);
   if (watch.init_reached()) return std::nullopt;
   if (ending.detail.empty()) return "the guest ended before its init reported in";
   // One line: libvirt's errors quote QEMU's stderr, lines and all.
   std::replace(ending.detail.begin(), ending.detail.end(), '\n', ' ');
   return ending.detail;
+}
+
+}  // namespace
+
+KvmProbe probe_kvm(VmBackend& backend, const RunnerContext& context,
+                   const std::filesystem::path& kernel) {
+  std::optional<std::string> kvm = probe_boot_failure(backend, context, kernel, "kvm", 20);
+  if (!kvm) return {KvmProbe::Answer::kWorks, ""};
+  const int tcg_timeout = VmSpec{}.boot_timeout_seconds;
+  if (probe_boot_failure(backend, context, kernel, "tcg", tcg_timeout)) {
+    return {KvmProbe::Answer::kUnknown, *kvm};
+  }
+  return {KvmProbe::Answer::kFails, *kvm};
 }
 
 }  // namespace kbisect

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "vm/accel.h"
 #include "vm/classify.h"
 #include "vm/initramfs.h"
 #include "vm/runner.h"
@@ -100,10 +101,11 @@ class VmBackend {
   std::map<Accel, std::string> accels_;
 };
 
-// The accel probe: boots `kernel` once under KVM with the probe guest (20 s deadline).
-// Nothing when its init reported in, else why not (QEMU's or libvirt's error, or the deadline).
-std::optional<std::string> kvm_probe_failure(VmBackend& backend, const RunnerContext& context,
-                                             const std::filesystem::path& kernel);
+// The accel probe: boots `kernel` with the probe guest under KVM (20 s to init), and when that
+// fails, under TCG (the default boot timeout), so that a kernel that does not boot at all is
+// not taken for a KVM that does not work.
+KvmProbe probe_kvm(VmBackend& backend, const RunnerContext& context,
+                   const std::filesystem::path& kernel);
 
 // A whole run through a backend: plan, boot, classify, retry an infra-error once.
 RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
