@@ -66,6 +66,28 @@ std::string switch_to_wal(sqlite3* db) {
   }
 }
 
+// A rollback journal that a process killed mid-write left (kbisect creating a new database,
+// before WAL mode takes over): a read-only connection cannot undo it, and fails every read.
+bool has_hot_journal(sqlite3* db) {
+  return sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) !=
+             SQLITE_OK &&
+         sqlite3_extended_errcode(db) == SQLITE_READONLY_ROLLBACK;
+}
+
+// Undoes the killed write, as a read-write connection does on its first read: the database
+// is as its last finished transaction left it.
+void roll_back_hot_journal(const std::filesystem::path& absolute) {
+  if (::access(absolute.c_str(), W_OK) != 0 ||
+      ::access(absolute.parent_path().c_str(), W_OK) != 0) {
+    fail(
+        "database {} holds the journal of a write that was killed, and undoing it takes write "
+        "access: run any kbisect command on it as its owner",
+        absolute.string());
+  }
+  Database db = open_with(absolute, SQLITE_OPEN_READWRITE);
+  execute(db.get(), "SELECT count(*) FROM sqlite_master");
+}
+
 }  // namespace
 
 [[noreturn]] void fail_sqlite(sqlite3* db, std::string_view doing) {
@@ -102,6 +124,11 @@ Database open_read_only(const std::filesystem::path& path) {
   Database db = can_read_live
                     ? open_with(absolute, SQLITE_OPEN_READONLY)
                     : open_with(immutable_uri(absolute), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  if (can_read_live && has_hot_journal(db.get())) {
+    db.reset();
+    roll_back_hot_journal(absolute);
+    db = open_with(absolute, SQLITE_OPEN_READONLY);
+  }
   execute(db.get(), "PRAGMA query_only=1");
   return db;
 }

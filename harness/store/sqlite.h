@@ -24,6 +24,8 @@ Database open_read_write(const std::filesystem::path& path);
 // Read-only by construction: SQLITE_OPEN_READONLY and query_only. The file must exist. In a
 // directory this user cannot write, where no writer has the database open (it has no -shm
 // file), SQLite could not create the -shm file reading takes: there it is opened immutable.
+// A write that a killed process left half done is undone first (that takes write access), as
+// any read-write connection would: a read-only one cannot read past it.
 Database open_read_only(const std::filesystem::path& path);
 
 // How long a connection waits for another process's write lock before giving up.

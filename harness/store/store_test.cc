@@ -737,6 +737,36 @@ TEST_F(StoreTest, ADatabaseInADirectoryThisUserCannotWriteIsRead) {
 }
 
 // report and log read: an empty file (or another program's) given to --db stays as it is.
+// What a process killed in the middle of a write to a rollback-journal database (kbisect
+// creating a new one, before WAL mode takes over) leaves at `path`: the database half written
+// and the journal that undoes it, copied while the transaction is open.
+void leave_hot_journal(const fs::path& path) {
+  const fs::path writing = path.parent_path() / "writing.db";
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(writing.c_str(), &raw), SQLITE_OK);
+  Database db(raw);
+  execute(db.get(), "PRAGMA cache_size=1");
+  execute(db.get(), "BEGIN");
+  execute(db.get(), "CREATE TABLE t(x)");
+  execute(db.get(), "INSERT INTO t VALUES (randomblob(1000000))");
+  ASSERT_GT(fs::file_size(writing), 0u) << "the transaction spilled nothing into the database";
+  fs::copy_file(writing, path);
+  fs::copy_file(writing.string() + "-journal", path.string() + "-journal");
+}
+
+TEST_F(StoreTest, AWriteLeftHalfDoneByAKilledProcessIsUndoneOnOpen) {
+  fs::create_directories(db_path_.parent_path());
+  leave_hot_journal(db_path_);
+  // Read-only: `kbisect query` on it.
+  EXPECT_EQ(count("SELECT count(*) FROM sqlite_master"), 0);
+  EXPECT_FALSE(fs::exists(db_path_.string() + "-journal"));
+
+  const fs::path again = dir_ / "again.db";
+  leave_hot_journal(again);
+  Store store(again);
+  EXPECT_GT(store.insert_build({.commit = "c1", .outcome = Outcome::kBuildFailed}), 0);
+}
+
 TEST_F(StoreTest, ReadingRefusesAFileThatIsNoResultsDatabaseAndLeavesIt) {
   const fs::path empty = dir_ / "empty.db";
   write_file(empty, "");
