@@ -47,8 +47,13 @@ int authorize(void* data, int action, const char* arg1, const char* arg2, const 
   auto* guard = static_cast<Guard*>(data);
   auto arg = [](const char* text) { return std::string(text != nullptr ? text : ""); };
   std::string table = arg(arg1);
-  if ((action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE) &&
-      (table == "sqlite_master" || table == "sqlite_temp_master" || table == "sqlite_schema")) {
+  const bool schema_table =
+      table == "sqlite_master" || table == "sqlite_temp_master" || table == "sqlite_schema";
+  // SQLite asks this when a query first uses a table-valued pragma (pragma_user_version); an
+  // UPDATE statement of the schema is refused by SQLite itself, and the connection is read-only.
+  if (action == SQLITE_UPDATE && schema_table) return SQLITE_OK;
+  // CREATE and DROP ask these before their own action, ALTER its UPDATE after its own.
+  if ((action == SQLITE_INSERT || action == SQLITE_DELETE) && schema_table) {
     guard->refusal = "schema changes (CREATE, DROP, ALTER) are not allowed";
     return SQLITE_DENY;
   }
@@ -89,6 +94,9 @@ int authorize(void* data, int action, const char* arg1, const char* arg2, const 
       return SQLITE_DENY;
     case SQLITE_DELETE:
       guard->refusal = fmt::format("DELETE from {} is not allowed", arg(arg1));
+      return SQLITE_DENY;
+    case SQLITE_ALTER_TABLE:
+      guard->refusal = "schema changes (CREATE, DROP, ALTER) are not allowed";
       return SQLITE_DENY;
     case SQLITE_ATTACH:
       guard->refusal = "ATTACH is not allowed";

@@ -276,6 +276,12 @@ TEST_F(QueryTest, WritesAreRefused) {
               HasSubstr(std::to_string(schema_version())));
   EXPECT_THAT(query("SELECT COUNT(*) FROM sqlite_master WHERE name = 'samples'", QueryFormat::kCsv),
               HasSubstr("\r\n1\r\n"));
+  // Table-valued pragmas: SQLite asks the authorizer about an UPDATE of sqlite_master for them.
+  EXPECT_THAT(query("SELECT user_version FROM pragma_user_version", QueryFormat::kCsv),
+              HasSubstr(std::to_string(schema_version())));
+  EXPECT_THAT(
+      query("SELECT name FROM pragma_table_info('sessions') WHERE cid = 0", QueryFormat::kCsv),
+      HasSubstr("\r\nid\r\n"));
 }
 
 // The refusal names the statement and what it would change, not only that it would write.
@@ -292,6 +298,10 @@ TEST_F(QueryTest, ARefusedWriteSaysWhatItWouldChange) {
               refusal("PRAGMA user_version = 5 changes the database"));
   EXPECT_THAT(error_of("DROP TABLE samples"),
               refusal("schema changes (CREATE, DROP, ALTER) are not allowed"));
+  EXPECT_THAT(error_of("ALTER TABLE samples ADD COLUMN x"),
+              refusal("schema changes (CREATE, DROP, ALTER) are not allowed"));
+  EXPECT_THAT(error_of("UPDATE sqlite_master SET sql = 'x'"),
+              HasSubstr("table sqlite_master may not be modified"));
 }
 
 // Ctrl-C's handler only records the signal: the query must look for it, also inside one step
