@@ -38,11 +38,19 @@ std::string lock_key(const std::filesystem::path& database, const std::string& n
 // program's.
 std::string tables_of_unversioned(const std::filesystem::path& path) {
   Database db = open_read_only(path);
-  Statement tables(db.get(),
-                   "SELECT group_concat(name, ', ') FROM sqlite_master WHERE type = 'table' "
-                   "AND (SELECT user_version FROM pragma_user_version) = 0");
-  tables.step();
-  return tables.text(0);
+  try {
+    Statement tables(db.get(),
+                     "SELECT group_concat(name, ', ') FROM sqlite_master WHERE type = 'table' "
+                     "AND (SELECT user_version FROM pragma_user_version) = 0");
+    tables.step();
+    return tables.text(0);
+  } catch (const Error&) {
+    if (sqlite3_errcode(db.get()) != SQLITE_NOTADB) throw;
+    fail(
+        "{} is not a kbisect results database (it is no SQLite database); pass --db a new file "
+        "or a database kbisect wrote",
+        path.string());
+  }
 }
 
 // Checked before the first write (the switch to WAL, kbisect's tables): another program's
@@ -150,7 +158,8 @@ Store Store::created_when_used(const std::filesystem::path& path) {
   // Another program's database, or one of a newer schema, is still refused before the command
   // does anything.
   std::error_code error;
-  if (std::filesystem::exists(path, error)) store.open();
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error && size > 0) store.open();
   return store;
 }
 

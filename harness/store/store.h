@@ -21,8 +21,9 @@ class Store {
   explicit Store(const std::filesystem::path& path);
 
   // For the commands that measure: a database that exists is opened (and checked) at once, one
-  // that does not is created (with its directory) when first used, so a command that fails
-  // before that (a mistyped ref, a --db in the wrong place) leaves no empty database behind.
+  // that does not (or an empty file) is created (with its directory) when first used, so a
+  // command that fails before that (a mistyped ref, a --db in the wrong place) leaves no empty
+  // database behind.
   static Store created_when_used(const std::filesystem::path& path);
 
   // Opens the database now, creating it if need be: for a command about to do long work whose

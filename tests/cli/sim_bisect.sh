@@ -172,6 +172,24 @@ if "$kbisect" --db "$work/resumed.db" bisect -c "$work/sim.yaml" --resume 1 --st
   fail "resume: took another strategy"
 fi
 grep -q "excludes" "$work/resume.err" || fail "resume: $(cat "$work/resume.err")"
+# A resume that finds no session writes nothing: no database, no directory, no tables in an
+# empty file; a file that is no SQLite database is named as such.
+if "$kbisect" --db "$work/none/x.db" bisect -c "$work/sim.yaml" --resume 3 2>"$work/resume.err"; then
+  fail "resume: session 3 of a missing database"
+fi
+grep -qF "there is no bisect session 3 in $work/none/x.db" "$work/resume.err" ||
+  fail "resume: $(cat "$work/resume.err")"
+[[ ! -e "$work/none" ]] || fail "resume: a resume of nothing made $work/none"
+: >"$work/empty.db"
+"$kbisect" --db "$work/empty.db" bisect -c "$work/sim.yaml" --resume 1 2>/dev/null &&
+  fail "resume: session 1 of an empty file"
+[[ ! -s "$work/empty.db" ]] || fail "resume: wrote tables into an empty file"
+printf 'not a database at all, but long enough to have a header of sorts......\n' >"$work/junk.db"
+if "$kbisect" --db "$work/junk.db" bisect -c "$work/sim.yaml" --resume 1 2>"$work/resume.err"; then
+  fail "resume: session 1 of a text file"
+fi
+grep -qF "$work/junk.db is not a kbisect results database (it is no SQLite database)" \
+  "$work/resume.err" || fail "resume: $(cat "$work/resume.err")"
 sed -e 's/cv: 5%/cv: 9%/' "$work/sim.yaml" >"$work/other-noise.yaml"
 if "$kbisect" --db "$work/resumed.db" bisect -c "$work/other-noise.yaml" --resume 1 \
   2>"$work/resume.err"; then
