@@ -192,14 +192,28 @@ VirConnection open_libvirt(const std::string& uri) {
   return connection;
 }
 
+// Which pid namespace the name's pid belongs to: containers that share the host's libvirtd
+// each number their processes from 1.
+const std::string& owner_description() {
+  static const std::string description = [] {
+    std::error_code error;
+    const fs::path namespace_link = fs::read_symlink("/proc/self/ns/pid", error);
+    return "kbisect domain; its pid is in namespace " +
+           (error ? std::string("unknown") : namespace_link.string());
+  }();
+  return description;
+}
+
 std::string domain_xml(const VmPlan& plan, const fs::path& console_log) {
   const bool kvm = plan.accel == "kvm";
   std::string xml = fmt::format(
       "<domain type='{}' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
       "  <name>{}</name>\n"
+      "  <description>{}</description>\n"
       "  <memory unit='MiB'>{}</memory>\n"
       "  <vcpu placement='static'>{}</vcpu>\n",
-      kvm ? "kvm" : "qemu", xml_escape(plan.name), plan.memory_mib, plan.vcpus);
+      kvm ? "kvm" : "qemu", xml_escape(plan.name), xml_escape(owner_description()), plan.memory_mib,
+      plan.vcpus);
   if (!plan.vcpu_pinning.empty()) {
     xml += "  <cputune>\n";
     for (size_t vcpu = 0; vcpu < plan.vcpu_pinning.size(); ++vcpu) {
@@ -259,6 +273,11 @@ int sweep_stale_domains(virConnectPtr connection) {
     const char* name = virDomainGetName(domain.get());
     int owner = name != nullptr ? vm_name_pid(name) : 0;
     if (owner == 0 || process_exists(owner)) continue;
+    // Another container's: its pid says nothing here. (A domain without a description is an
+    // older kbisect's, from before they had one.)
+    Unique<char, ::free> description(
+        virDomainGetMetadata(domain.get(), VIR_DOMAIN_METADATA_DESCRIPTION, nullptr, 0));
+    if (description && description.get() != owner_description()) continue;
     if (virDomainIsActive(domain.get()) == 1 && virDomainDestroy(domain.get()) == 0) ++destroyed;
     if (virDomainIsPersistent(domain.get()) == 1) virDomainUndefine(domain.get());
   }

@@ -37,7 +37,8 @@ bool is_local_uri(const std::string& uri);
 std::string domain_xml(const VmPlan& plan, const std::filesystem::path& console_log);
 
 // Destroys the kbisect domains on `connection` whose kbisect process is gone (local URIs
-// only: a pid means nothing on another host); returns how many.
+// only: a pid means nothing on another host, nor in another pid namespace, which the domain's
+// description names); returns how many.
 int sweep_stale_domains(virConnectPtr connection);
 
 // Why QEMU, run by libvirt as uid:gid on this host, could not open the files of `plan` it

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
+
 #include "common/error.h"
 #include "common/file.h"
 
@@ -107,16 +109,27 @@ TEST(Libvirt, SweepDestroysDomainsOfDeadProcessesOnly) {
   stale.name = fmt::format("kbisect-{}-1", dead);
   VmPlan live = plan();
   live.name = fmt::format("kbisect-{}-1", ::getpid());
-  for (const auto& each : {stale, live}) {
+  // The same dead pid, in another container's pid namespace.
+  VmPlan elsewhere = plan();
+  elsewhere.name = fmt::format("kbisect-{}-2", dead);
+  for (const auto& each : {stale, live, elsewhere}) {
     std::string xml = domain_xml(each, "/tmp/console.log");
+    if (each.name == elsewhere.name) {
+      const size_t start = xml.find("<description>") + std::strlen("<description>");
+      xml.replace(start, xml.find("</description>") - start,
+                  "kbisect domain; its pid is in "
+                  "namespace pid:[1]");
+    }
     VirDomain domain(virDomainCreateXML(connection.get(), xml.c_str(), 0));
     ASSERT_TRUE(domain) << libvirt_error();
   }
   EXPECT_EQ(sweep_stale_domains(connection.get()), 1);
   EXPECT_FALSE(VirDomain(virDomainLookupByName(connection.get(), stale.name.c_str())));
-  VirDomain kept(virDomainLookupByName(connection.get(), live.name.c_str()));
-  ASSERT_TRUE(kept);
-  virDomainDestroy(kept.get());
+  for (const auto& each : {live, elsewhere}) {
+    VirDomain kept(virDomainLookupByName(connection.get(), each.name.c_str()));
+    ASSERT_TRUE(kept) << each.name;
+    virDomainDestroy(kept.get());
+  }
 }
 
 // libvirt's QEMU runs as its own user: a workdir under a private directory (/root) is where
