@@ -87,15 +87,20 @@ struct QemuUser {
   gid_t gid;
 };
 
+// The host's capabilities XML, "" when libvirt does not give it.
+std::string capabilities_of(virConnectPtr connection) {
+  Unique<char, ::free> capabilities(virConnectGetCapabilities(connection));
+  return capabilities ? capabilities.get() : "";
+}
+
 // The identity QEMU runs as under this driver (the DAC base label in the capabilities), when
 // kbisect can act on it: kbisect runs as root, and QEMU does not.
 std::optional<QemuUser> qemu_user(virConnectPtr connection) {
   if (::geteuid() != 0) return std::nullopt;
-  Unique<char, ::free> capabilities(virConnectGetCapabilities(connection));
-  if (!capabilities) return std::nullopt;
+  const std::string capabilities = capabilities_of(connection);
   static const std::regex kLabel(R"(<baselabel type='(?:kvm|qemu)'>\+(\d+):\+(\d+)</baselabel>)");
-  std::cmatch match;
-  if (!std::regex_search(capabilities.get(), match, kLabel)) return std::nullopt;
+  std::smatch match;
+  if (!std::regex_search(capabilities, match, kLabel)) return std::nullopt;
   QemuUser user{static_cast<uid_t>(std::stoul(match[1].str())),
                 static_cast<gid_t>(std::stoul(match[2].str()))};
   if (user.uid == 0) return std::nullopt;
@@ -260,6 +265,17 @@ std::string domain_xml(const VmPlan& plan, const fs::path& console_log) {
   return xml + "</domain>\n";
 }
 
+std::string apparmor_advice(std::string_view capabilities, const fs::path& image) {
+  if (capabilities.find("<model>apparmor</model>") == std::string_view::npos) return "";
+  return fmt::format(
+      "; libvirt confines QEMU with AppArmor on this host, and the profile it writes for a "
+      "domain does not cover the emulated NVMe's backing file, which kbisect passes on QEMU's "
+      "command line: allow it for every domain with the line \"{} rwk,\" in "
+      "/etc/apparmor.d/abstractions/libvirt-qemu (then systemctl reload apparmor), or use "
+      "runner: qemu",
+      image.string());
+}
+
 int sweep_stale_domains(virConnectPtr connection) {
   virDomainPtr* listed = nullptr;
   int count = virConnectListAllDomains(connection, &listed, 0);
@@ -349,7 +365,13 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
   }
   std::string xml = domain_xml(plan, console_log);
   VirDomain domain(virDomainCreateXML(connection_.get(), xml.c_str(), flags));
-  if (!domain) return {VmEnd::kStartFailed, fmt::format("libvirt: {}", libvirt_error())};
+  if (!domain) {
+    std::string error = libvirt_error();
+    if (plan.has_backing_file() && error.find(plan.disk_image.string()) != std::string::npos) {
+      error += apparmor_advice(capabilities_of(connection_.get()), plan.disk_image);
+    }
+    return {VmEnd::kStartFailed, fmt::format("libvirt: {}", error)};
+  }
 
   ConsoleFileReader reader(console_log, ProcessOptions{}.max_line_bytes);
   VmEnding ending{VmEnd::kExited, ""};

@@ -36,6 +36,11 @@ bool is_local_uri(const std::string& uri);
 // <hostdev managed='yes'>, vCPU pinning, ACPI, no balloon, every exit destroys it.
 std::string domain_xml(const VmPlan& plan, const std::filesystem::path& console_log);
 
+// What to do when the host confines QEMU with AppArmor (its `capabilities` XML says so) and
+// QEMU could not open the emulated NVMe's backing file `image`: virt-aa-helper writes each
+// domain's profile from its XML, and does not read <qemu:commandline>. "" elsewhere.
+std::string apparmor_advice(std::string_view capabilities, const std::filesystem::path& image);
+
 // Destroys the kbisect domains on `connection` whose kbisect process is gone (local URIs
 // only: a pid means nothing on another host, nor in another pid namespace, which the domain's
 // description names); returns how many.

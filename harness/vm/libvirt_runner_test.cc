@@ -1,5 +1,6 @@
 #include "vm/libvirt_runner.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -98,6 +99,15 @@ TEST(Libvirt, UnreachableRemoteHostIsAClearError) {
     EXPECT_NE(std::string(error.what()).find("is the host reachable"), std::string::npos)
         << error.what();
   }
+}
+
+TEST(Libvirt, AppArmorAdviceOnlyWhereItConfinesQemu) {
+  const std::string apparmor =
+      "<host><secmodel>\n<model>apparmor</model>\n<doi>0</doi>\n</secmodel></host>";
+  EXPECT_THAT(apparmor_advice(apparmor, "/srv/k/nvme.img"),
+              ::testing::HasSubstr("the line \"/srv/k/nvme.img rwk,\" in "
+                                   "/etc/apparmor.d/abstractions/libvirt-qemu"));
+  EXPECT_EQ(apparmor_advice("<host><secmodel><model>none</model></secmodel></host>", "/x"), "");
 }
 
 TEST(Libvirt, SweepDestroysDomainsOfDeadProcessesOnly) {
