@@ -165,6 +165,32 @@ void store_new_baseline(Store& store, const Scenario& scenario, const SessionRec
                             {"samples", baseline.samples}};
 }
 
+// Why the bisection could not measure the tip or the baseline, with what a nightly can do
+// about it (bisect's advice, another bad commit, is not for a nightly); none when both measured.
+std::optional<std::string> unmeasured_end(Store& store, int64_t session_id, const std::string& tip,
+                                          const std::string& baseline) {
+  const JournalRecord* failure = nullptr;
+  std::vector<JournalRecord> journal = store.journal_of(session_id);
+  for (const JournalRecord& entry : journal) {
+    if (entry.kind == journal_kind_name(JournalEntry::Kind::kFailure) &&
+        (entry.commit == tip || entry.commit == baseline)) {
+      failure = &entry;
+    }
+  }
+  if (failure == nullptr) return std::nullopt;
+  const std::string why = fmt::format("({}: {})", failure->status, failure->detail);
+  if (failure->commit == tip) {
+    return fmt::format(
+        "the tip {} cannot be measured {}; there is nothing to compare until the branch moves "
+        "past it (the next nightly measures its new tip)",
+        tip, why);
+  }
+  return fmt::format(
+      "the baseline {} cannot be measured {}; run once with --baseline REF naming a known-good "
+      "ancestor of the tip that builds and boots",
+      baseline, why);
+}
+
 // Baseline against tip as a bisect session; fills `report` and returns the outcome.
 NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& repo,
                                   const Baseline& baseline, const std::string& tip,
@@ -197,6 +223,15 @@ NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& rep
     }
     throw;
   }
+  const std::string verdict = run.result["verdict"];
+  const bool compared = verdict == "no-regression" || verdict == "found" ||
+                        verdict == "only-skipped" ||
+                        regression_established(context.store, run.session.id);
+  if (!compared) {
+    if (auto why = unmeasured_end(context.store, run.session.id, tip, baseline.commit)) {
+      run.result["message"] = *why;
+    }
+  }
   if (context.events.mode() != Events::Mode::kJsonLines) {
     if (run.answered_before) {
       fmt::print("bisect session {} answered this comparison before; nothing was measured\n",
@@ -204,7 +239,6 @@ NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& rep
     }
     print_bisect_summary(run, context, repo);
   }
-  const std::string verdict = run.result["verdict"];
   report["bisect_session"] = run.session.id;
   report["bisect"] = run.result;
   report["culprit"] = run.result["culprit"];
@@ -217,9 +251,7 @@ NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& rep
     return NightlyOutcome::kNoChange;
   }
   if (verdict == "found") return NightlyOutcome::kRegressionBisected;
-  if (verdict == "only-skipped" || regression_established(context.store, run.session.id)) {
-    return NightlyOutcome::kRegressionIncomplete;
-  }
+  if (compared) return NightlyOutcome::kRegressionIncomplete;
   fail(
       "cannot compare the tip (the bisection's bad end) with the baseline (its good end): {} "
       "(bisect session {})",

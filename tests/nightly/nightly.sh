@@ -8,7 +8,8 @@
 #   - the lock of a killed nightly is taken over, and said so
 #   - Ctrl-C releases the lock (exit 130); stopped mid-bisection, it names the bisect session
 #     it leaves, and the next nightly resumes that
-#   - a regression whose culprit cannot be built is reported as incomplete (exit 3)
+#   - a regression whose culprit cannot be built is reported as incomplete (exit 3), and a tip
+#     that cannot be built is an error that says to wait for the branch (exit 1)
 #   - a config without nightly: is an error (exit 1)
 #   - a nightly that fails before it has a tip and a baseline (a remote that does not exist, a
 #     --baseline that does not resolve) is an aborted nightly session with its message (exit 1)
@@ -274,6 +275,15 @@ grep -q '"verdict":"regression-incomplete"' <<<"$result" || fail "verdict: $resu
 grep -q '"verdict":"only-skipped"' <<<"$result" || fail "bisect verdict: $result"
 [[ -z $(query "select commit_id from baselines where scenario = 'sim-nightly-skips'") ]] ||
   fail "a regressed tip became a baseline"
+
+# 6b. A tip that does not build: a nightly cannot be given another bad commit, so it says
+#     that there is nothing to compare until the branch moves on.
+write_config sim-nightly-broken-tip '  outcomes: [{commit: "change 40", outcome: build-failed}]'
+nightly sim-nightly-broken-tip --baseline "$tip10"
+expect_status 1 "a tip that does not build"
+grep -q "the tip $tip40 cannot be measured (build-failed: .*); there is nothing to compare until the branch moves past it" "$work/err" &&
+  ! grep -q "give a bad commit" "$work/err" "$work/out" ||
+  fail "a tip that does not build: $(cat "$work/out" "$work/err")"
 
 # 7. A scenario without nightly: is an error that says what to add.
 grep -v '^nightly:' "$work/sim-nightly.yaml" >"$work/plain.yaml"
