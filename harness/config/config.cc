@@ -764,6 +764,20 @@ void check_utf8(const fs::path& file, const std::string& text) {
   }
 }
 
+// FILE:LINE:COLUMN of a YAML syntax error. yaml-cpp places one found at the end of the input
+// (a '{' never closed) on the line after the last, which no editor shows: that is the end of
+// the last line, and said so.
+std::string yaml_error_place(const fs::path& file, std::string_view text, const YAML::Mark& mark) {
+  if (mark.pos < 0 || static_cast<size_t>(mark.pos) < text.size()) {
+    return fmt::format("{}:{}:{}", file.string(), mark.line + 1, mark.column + 1);
+  }
+  if (text.ends_with('\n')) text.remove_suffix(1);
+  const size_t line_start = text.rfind('\n') + 1;  // 0 for the first line
+  const auto line = std::count(text.begin(), text.end(), '\n') + 1;
+  return fmt::format("{}:{}:{} (the end of the file)", file.string(), line,
+                     text.size() - line_start + 1);
+}
+
 }  // namespace
 
 void move_workdir(Scenario& scenario, const fs::path& workdir) {
@@ -803,7 +817,7 @@ Scenario load_scenario(const fs::path& file) {
   try {
     documents = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
-    fail("{}:{}:{}: {}", file.string(), e.mark.line + 1, e.mark.column + 1, e.msg);
+    fail("{}: {}", yaml_error_place(file, text, e.mark), e.msg);
   }
   if (documents.empty() || documents.front().IsNull()) {
     fail("{}:1:1: empty config; see configs/example.yaml", file.string());

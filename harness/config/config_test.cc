@@ -554,7 +554,7 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
       {head + metrics + "nightly: {branch: master, variant: nolock}\n",
        "5:36: nightly.variant: workload has no variant 'nolock'; its variants: none"},
       {"name: demo\nkernel: {repo: linux\n",
-       "3:1: "},  // YAML syntax error: end of flow map missing
+       "2:21 (the end of the file): "},  // YAML syntax error: end of flow map missing
       {"- a\n- b\n", "1:1: expected a map of keys"},
       {"", "1:1: empty config"},
   };
@@ -629,6 +629,16 @@ TEST_F(ConfigTest, TextThatIsNotUtf8IsRefusedAtItsLine) {
   EXPECT_EQ(error_of(std::string(kMinimal) + "filesystem: {mount_options: \"a\xff\"}\n"),
             "5: not UTF-8 text; save the config as UTF-8");
   EXPECT_EQ(load(std::string(kMinimal) + "# caf\xc3\xa9\n").name, "demo");
+}
+
+// yaml-cpp puts an error at the end of the input on a line past the last.
+TEST_F(ConfigTest, ASyntaxErrorAtTheEndOfTheFileIsOnItsLastLine) {
+  EXPECT_EQ(error_of("name: demo\nvm: {runner: sim\n"),
+            "2:17 (the end of the file): end of map flow not found");
+  EXPECT_EQ(error_of("name: demo\nvm: {runner: sim"),
+            "2:17 (the end of the file): end of map flow not found");
+  EXPECT_EQ(error_of("name: demo\nvm: {runner: sim\nmetrics: []\n"),
+            "3:8: end of map flow not found");
 }
 
 // yaml-cpp's Load reads the first document alone: what followed a '---' was dropped unread.
