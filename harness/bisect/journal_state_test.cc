@@ -2,34 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "bisect/test_journal.h"
+
 namespace kbisect {
 namespace {
 
-JournalEntry sample(const std::string& commit, double value, Phase phase = Phase::kSearch) {
-  JournalEntry entry;
-  entry.kind = JournalEntry::Kind::kSample;
-  entry.phase = phase;
-  entry.commit = commit;
-  entry.value = value;
-  return entry;
-}
-
-JournalEntry failure(const std::string& commit, MeasureStatus status) {
-  JournalEntry entry;
-  entry.kind = JournalEntry::Kind::kFailure;
-  entry.commit = commit;
-  entry.status = status;
-  return entry;
-}
-
-JournalEntry of_kind(JournalEntry::Kind kind, const std::string& commit,
-                     const std::string& detail = "") {
-  JournalEntry entry;
-  entry.kind = kind;
-  entry.commit = commit;
-  entry.detail = detail;
-  return entry;
-}
+using testing::failure;
+using testing::of_kind;
+using testing::sample;
 
 TEST(JournalState, SamplesAreCountedInOrderAndPerPhase) {
   JournalState state("good", "bad");

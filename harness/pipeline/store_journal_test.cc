@@ -4,11 +4,16 @@
 
 #include <filesystem>
 
+#include "bisect/test_journal.h"
 #include "common/error.h"
 #include "common/temp_dir.h"
 
 namespace kbisect {
 namespace {
+
+using testing::failure;
+using testing::of_kind;
+using testing::sample;
 
 // Stores runs the way the real measurers do, without kernels: a new measurement is a run with
 // one sample of read.iops = 100 + the request's sequence number.
@@ -51,7 +56,7 @@ class RunWriter : public StoringMeasurer {
   }
 };
 
-class StoreJournalTest : public testing::Test {
+class StoreJournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store_.emplace(temp_.path() / "kbisect.db");
@@ -61,34 +66,13 @@ class StoreJournalTest : public testing::Test {
     session_ = store_->create_session(session);
   }
 
-  JournalEntry sample(const std::string& commit, double value) {
-    JournalEntry entry;
-    entry.commit = commit;
-    entry.value = value;
-    return entry;
-  }
-
-  JournalEntry failure(const std::string& commit, MeasureStatus status) {
-    JournalEntry entry;
-    entry.kind = JournalEntry::Kind::kFailure;
-    entry.commit = commit;
-    entry.status = status;
-    return entry;
-  }
-
   // `commit` builds the same kernel image as `same_as`, measured before.
-  JournalEntry alias(const std::string& commit, const std::string& same_as) {
-    JournalEntry entry;
-    entry.kind = JournalEntry::Kind::kAlias;
-    entry.commit = commit;
-    entry.detail = same_as;
-    return entry;
+  static JournalEntry alias(const std::string& commit, const std::string& same_as) {
+    return of_kind(JournalEntry::Kind::kAlias, commit, same_as);
   }
 
-  JournalEntry bad_verdict(const std::string& commit) {
-    JournalEntry entry;
-    entry.kind = JournalEntry::Kind::kVerdict;
-    entry.commit = commit;
+  static JournalEntry bad_verdict(const std::string& commit) {
+    JournalEntry entry = of_kind(JournalEntry::Kind::kVerdict, commit);
     entry.verdict.kind = VerdictKind::kBad;
     return entry;
   }
