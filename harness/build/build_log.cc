@@ -60,13 +60,32 @@ bool is_compile_line(std::string_view line) {
 }
 
 std::string machine_failure(std::string_view log) {
-  auto says = [&](std::string_view text) { return log.find(text) != std::string_view::npos; };
-  if (says("No space left on device")) return "ran out of disk space; free space in the workdir";
-  // gcc's words when the OOM killer took cc1, and when an allocation failed.
-  if (says("Killed signal terminated program") || says("virtual memory exhausted") ||
-      says("out of memory allocating")) {
-    return "ran out of memory (a compiler was killed); lower build.jobs or give the machine more "
-           "memory";
+  struct Sign {
+    std::string_view text;
+    std::string_view failure;
+  };
+  static constexpr std::string_view kOutOfMemory =
+      "ran out of memory (a build step was killed); lower build.jobs or give the machine more "
+      "memory";
+  static constexpr Sign kSigns[] = {
+      {"No space left on device", "ran out of disk space; free space in the workdir"},
+      {"Disk quota exceeded", "ran over the disk quota; free space in the workdir"},
+      // gcc's words when the OOM killer took cc1, and when an allocation failed.
+      {"Killed signal terminated program", kOutOfMemory},
+      {"virtual memory exhausted", kOutOfMemory},
+      {"out of memory allocating", kOutOfMemory},
+      // make's, for a step that SIGKILL ended (ld or objtool on vmlinux, the largest).
+      {"] Error 137", kOutOfMemory},
+      {"fork: Cannot allocate memory", kOutOfMemory},
+      {"fork: Resource temporarily unavailable",
+       "could not start a process (too many processes); lower build.jobs"},
+      {"Too many open files", "ran out of file descriptors; raise ulimit -n"},
+      {"Read-only file system",
+       "found the workdir's file system read-only (remounted after an error?); check dmesg"},
+      {"Input/output error", "hit an I/O error on the workdir's disk; check dmesg"},
+  };
+  for (const Sign& sign : kSigns) {
+    if (log.find(sign.text) != std::string_view::npos) return std::string(sign.failure);
   }
   return "";
 }

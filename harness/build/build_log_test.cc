@@ -63,6 +63,18 @@ TEST(BuildLog, CompileLinesAndFailuresOfTheMachine) {
   EXPECT_THAT(machine_failure("gcc: fatal error: Killed signal terminated program cc1"),
               HasSubstr("memory"));
   EXPECT_EQ(machine_failure("fs/x.c:1:2: error: expected ';'"), "");
+  // The OOM killer's favourite in a kernel build is the link of vmlinux, which no gcc reports.
+  EXPECT_THAT(machine_failure("/bin/sh: line 1: 4242 Killed ld -m elf_x86_64 ...\n"
+                              "make[2]: *** [scripts/Makefile.vmlinux_o:61: vmlinux.o] Error 137"),
+              HasSubstr("memory"));
+  EXPECT_THAT(machine_failure("make[1]: fork: Resource temporarily unavailable"),
+              HasSubstr("lower build.jobs"));
+  EXPECT_THAT(machine_failure("cc1: fs/x.o: Disk quota exceeded"), HasSubstr("quota"));
+  EXPECT_THAT(machine_failure("fs/.x.o.cmd: Read-only file system"), HasSubstr("read-only"));
+  EXPECT_THAT(machine_failure("as: fs/x.o: Input/output error"), HasSubstr("I/O error"));
+  EXPECT_THAT(machine_failure("fixdep: Too many open files"), HasSubstr("ulimit -n"));
+  // A build step that failed with its own status, not a signal's.
+  EXPECT_EQ(machine_failure("make[2]: *** [scripts/Makefile.build:250: fs/x.o] Error 1"), "");
 }
 
 }  // namespace
