@@ -48,6 +48,13 @@ RevertResult revert_commits(const Repository& repo, std::string_view base,
     git_oid tree_id;
     check_git(git_index_write_tree_to(&tree_id, index.get(), repo.get()),
               "cannot write the reverted tree", "check free disk space in the repository");
+    // git revert refuses it too ("nothing to commit"): measured, it would be the base again.
+    if (git_oid_equal(&tree_id, git_commit_tree_id(onto.get()))) {
+      fail(
+          "reverting {} (\"{}\") on top of {} changes nothing: the base already reverts it or "
+          "lacks its change, or it is given twice; leave it out",
+          id, commit_subject(commit.get()), base);
+    }
     git_tree* raw_tree = nullptr;
     check_git(git_tree_lookup(&raw_tree, repo.get(), &tree_id), "cannot read the reverted tree",
               "check the repository (git fsck)");

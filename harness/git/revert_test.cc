@@ -61,12 +61,17 @@ TEST_F(RevertTest, CleanRevertsGiveGitsTreeAndRealCommits) {
 // A commit base does not contain is reverted when it applies (a backport's upstream
 // original), and named so the command can say so.
 TEST_F(RevertTest, CommitsOutsideTheBasesHistoryAreNamed) {
+  // A stable branch with head_'s change backported.
+  repo_.git({"checkout", "-q", "-b", "stable", change2_});
+  repo_.write("fs/ext4/file.c", "line1\nCHANGED\nline3\nline4\nline5\nline6\nLAST\n");
+  const std::string backport = repo_.commit("ext4: change the last line (backport)");
+  repo_.git({"checkout", "-q", "main"});
   Repository repo = Repository::open(repo_.dir());
   EXPECT_EQ(revert_commits(repo, change2_, {change1_}).not_in_base, std::vector<std::string>());
   EXPECT_EQ(revert_commits(repo, change2_, {change2_}).not_in_base, std::vector<std::string>());
-  RevertResult result = revert_commits(repo, change2_, {change1_, head_});
+  RevertResult result = revert_commits(repo, backport, {change1_, head_});
   EXPECT_EQ(result.not_in_base, std::vector<std::string>{head_});
-  EXPECT_EQ(result.tree_id, git_revert_tree(change2_, {change1_, head_}));
+  EXPECT_EQ(result.tree_id, git_revert_tree(backport, {change1_, head_}));
 }
 
 TEST_F(RevertTest, SeveralRevertsInOrder) {
@@ -90,6 +95,24 @@ TEST_F(RevertTest, MergesAreRevertedAgainstTheirFirstParent) {
   RevertResult result = revert_commits(repo, merge, {merge});
   EXPECT_EQ(result.tree_id, git_revert_tree(merge, {merge}, {"-m", "1"}));
   EXPECT_EQ(result.tree_id, repo_.git({"rev-parse", head_ + "^{tree}"}));
+}
+
+TEST_F(RevertTest, ARevertThatChangesNothingIsRefused) {
+  Repository repo = Repository::open(repo_.dir());
+  const std::string reverted = revert_commits(repo, change2_, {change2_}).commit_id;
+  for (const auto& [base, commits] :
+       {std::pair{reverted, std::vector<std::string>{change2_}},
+        std::pair{change2_, std::vector<std::string>{change2_, change2_}}}) {
+    try {
+      revert_commits(repo, base, commits);
+      ADD_FAILURE() << "a revert that changes nothing was accepted";
+    } catch (const Error& error) {
+      EXPECT_THAT(error.what(),
+                  testing::HasSubstr("(\"block: add new.c\") on top of " + base +
+                                     " changes nothing: the base already reverts it or lacks "
+                                     "its change, or it is given twice"));
+    }
+  }
 }
 
 TEST_F(RevertTest, ConflictsNameTheFiles) {
