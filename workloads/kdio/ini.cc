@@ -174,7 +174,12 @@ class Reader {
     option.where = where;
     option.key = std::string(trim(text.substr(0, equals)));
     if (option.key.empty()) fail_at(where, fmt::format("'{}' has no option name", text));
-    if (equals != std::string_view::npos) option.value = std::string(trim(text.substr(equals + 1)));
+    if (equals != std::string_view::npos) {
+      option.value = std::string(trim(text.substr(equals + 1)));
+      if (equals + 1 < text.size() && is_blank(text[equals + 1])) {
+        option.blank_after_equals = text[equals + 1];
+      }
+    }
     return option;
   }
 

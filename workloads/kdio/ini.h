@@ -24,6 +24,8 @@ struct IniOption {
   std::string key;
   std::optional<std::string> value;  // nullopt for a bare `key`
   std::string where;                 // "FILE:LINE"
+  // The blank right after '=' (0: none): fio reads only the number of a value after one.
+  char blank_after_equals = 0;
 };
 
 struct IniSection {

@@ -58,6 +58,24 @@ TEST(JobFile, DefaultsOfOneJob) {
   EXPECT_TRUE(file.warnings.empty());
 }
 
+// fio 3.33 reads `io_size = 64k` as 64 bytes and `runtime = 1m` as 1 s: the unit after a blank
+// after '=' is dropped without a word. A whole number reads the same either way.
+TEST(JobFile, AUnitAfterABlankAfterTheEqualsSignIsRefused) {
+  EXPECT_EQ(error_of("[j]\nsize=1m\nio_size = 64k\n"),
+            "t.fio:3: option 'io_size': '64k' follows a space after '=', after which fio reads "
+            "only the number and drops the unit; remove that blank");
+  EXPECT_EQ(error_of("[j]\nsize=1m\nbs=\t8k\n"),
+            "t.fio:3: option 'bs': '8k' follows a tab after '=', after which fio reads only the "
+            "number and drops the unit; remove that blank");
+  EXPECT_EQ(error_of("[j]\nsize=1m\ntime_based\nruntime= 1m\n"),
+            "t.fio:4: option 'runtime': '1m' follows a space after '=', after which fio reads "
+            "only the number and drops the unit; remove that blank");
+  const JobFile file = parse("[j]\nsize =1m\nruntime = 2\nloops = 3\ndescription = 4k reads\n");
+  EXPECT_EQ(file.jobs.at(0).file_size, 1u << 20);
+  EXPECT_EQ(file.jobs.at(0).runtime_ns, 2'000'000'000u);
+  EXPECT_EQ(file.jobs.at(0).loops, 3);
+}
+
 TEST(JobFile, GlobalAppliesOnlyToTheJobsBelowIt) {
   const JobFile file = parse(
       "[a]\nsize=1m\n"

@@ -634,12 +634,28 @@ const OptionSpec* find_option(std::string_view name) {
 
 }  // namespace
 
+// The options whose values take units (sizes, times, rates): fio reads such a value after a
+// blank (`bs= 8k`, `size = 1g`) as the bare number, 8 bytes and 1 byte.
+bool takes_units(const OptionSpec& spec) {
+  static constexpr std::string_view kWithUnits[] = {
+      "bs",      "bsrange",   "size",       "filesize", "io_size",
+      "runtime", "ramp_time", "startdelay", "rate",     "rate_iops"};
+  return std::ranges::find(kWithUnits, spec.name) != std::end(kWithUnits);
+}
+
 void apply_option(JobState& state, const IniOption& option) {
   const OptionSpec* spec = find_option(option.key);
   if (spec == nullptr) unknown_option(option);
   if (!option.value && !spec->may_stand_alone) {
     throw JobError(fmt::format("{}: option '{}' needs a value: {}=VALUE", option.where, option.key,
                                option.key));
+  }
+  if (option.blank_after_equals != 0 && takes_units(*spec) &&
+      option.value->find_first_not_of("0123456789") != std::string::npos) {
+    throw JobError(fmt::format(
+        "{}: option '{}': '{}' follows {} after '=', after which fio reads only the number and "
+        "drops the unit; remove that blank",
+        option.where, option.key, *option.value, blank_name(option.blank_after_equals)));
   }
   try {
     spec->apply(state, option.value ? *option.value : "1");
