@@ -213,8 +213,11 @@ class Parser {
                         text));
     }
     if (*value < min || *value > max) {
+      // 3 is 300%: a bare number is a fraction.
+      const std::string reading =
+          text.ends_with('%') ? text : fmt::format("{} (a fraction: {}%)", text, *value * 100);
       error(field.node, field.key,
-            fmt::format("{} is out of range: must be between {}% and {}%", text, min * 100,
+            fmt::format("{} is out of range: must be between {}% and {}%", reading, min * 100,
                         max * 100));
     }
     return *value;

@@ -474,6 +474,9 @@ TEST_F(ConfigTest, ErrorsNameFileLineColumnAndKey) {
       {head + metrics + "bisect: {alpha: 0}\n", "5:17: bisect.alpha: 0 is out of range"},
       {head + metrics + "bisect: {min_effect: 150%}\n",
        "5:22: bisect.min_effect: 150% is out of range: must be between 0% and 99%"},
+      {head + metrics + "bisect: {min_effect: 3}\n",
+       "5:22: bisect.min_effect: 3 (a fraction: 300%) is out of range: must be between 0% and "
+       "99%"},
       {head + metrics + "bisect: {min_samples: 12}\n",
        "5:23: bisect.min_samples: 12 is more than max_samples (10)"},
       {head + metrics + "bisect: {min_samples: 4, max_samples: 3}\n",
