@@ -44,10 +44,14 @@ BuildCache::BuildCache(fs::path root) : root_(std::move(root)) {
 }
 
 void BuildCache::sweep_abandoned() const {
+  const std::string this_host = "@" + this_host_name() + "-";
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(root_, error)) {
     std::string name = entry.path().filename().string();
     if (!name.starts_with(kTempPrefix)) continue;
+    // Another machine's, on a cache both share: its pid means nothing here.
+    const size_t at = name.find('@');
+    if (at != std::string::npos && name.compare(at, this_host.size(), this_host) != 0) continue;
     pid_t owner = static_cast<pid_t>(std::atol(name.c_str() + kTempPrefix.size()));
     if (owner > 0 && process_exists(owner)) continue;  // still building
     fs::remove_all(entry.path(), error);
@@ -73,7 +77,8 @@ std::optional<CachedBuild> BuildCache::find(const BuildKey& key) const {
 CachedBuild BuildCache::store(const BuildKey& key, const fs::path& image, const fs::path& config,
                               const fs::path& log, const std::string& commit_id,
                               double build_seconds) {
-  fs::path temp = root_ / fmt::format("{}{}-{}", kTempPrefix, ::getpid(), key.hex());
+  fs::path temp =
+      root_ / fmt::format("{}{}@{}-{}", kTempPrefix, ::getpid(), this_host_name(), key.hex());
   std::error_code error;
   fs::remove_all(temp, error);
   fs::create_directories(temp, error);
@@ -86,11 +91,19 @@ CachedBuild BuildCache::store(const BuildKey& key, const fs::path& image, const 
       {"compiler", key.compiler}, {"image_sha256", sha256_file_hex(temp / "bzImage")},
       {"commit_id", commit_id},   {"build_seconds", build_seconds}};
   write_file(temp / "meta.json", meta.dump(2) + "\n");
+  // A power cut after the rename must not leave an entry of empty files.
+  for (const char* name : {"bzImage", "config", "build.log", "meta.json"}) {
+    sync_to_disk(temp / name);
+  }
+  sync_to_disk(temp);
 
   fs::path final_directory = root_ / key.hex();
   for (int attempt = 0; attempt < 2; ++attempt) {
     fs::rename(temp, final_directory, error);
-    if (!error) return *find(key);
+    if (!error) {
+      sync_to_disk(root_);
+      return *find(key);
+    }
     if (std::optional<CachedBuild> existing = find(key)) {  // another process was first
       fs::remove_all(temp, error);
       return *existing;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "common/file.h"
+#include "common/local_process.h"
 #include "common/sha256.h"
 #include "common/temp_dir.h"
 
@@ -91,13 +92,19 @@ TEST_F(BuildCacheTest, SweepsTemporaryDirectoriesOfDeadProcessesOnly) {
   if (child == 0) ::_exit(0);
   ASSERT_GT(child, 0);
   ::waitpid(child, nullptr, 0);
-  fs::path dead = root_ / "cache" / (".tmp-" + std::to_string(child) + "-" + key_.hex());
-  fs::path alive = root_ / "cache" / (".tmp-" + std::to_string(::getpid()) + "-other");
-  write(dead / "bzImage", "partial");
-  write(alive / "bzImage", "in progress");
+  const std::string here = "@" + this_host_name() + "-";
+  fs::path dead = root_ / "cache" / (".tmp-" + std::to_string(child) + here + key_.hex());
+  fs::path older = root_ / "cache" / (".tmp-" + std::to_string(child) + "-" + key_.hex());
+  fs::path alive = root_ / "cache" / (".tmp-" + std::to_string(::getpid()) + here + "other");
+  // The same pid on another machine that shares the cache: not for this one to judge.
+  fs::path elsewhere =
+      root_ / "cache" / (".tmp-" + std::to_string(child) + "@other-host-" + key_.hex());
+  for (const fs::path& temp : {dead, older, alive, elsewhere}) write(temp / "bzImage", "partial");
   BuildCache cache(root_ / "cache");
   EXPECT_FALSE(fs::exists(dead));
+  EXPECT_FALSE(fs::exists(older));
   EXPECT_TRUE(fs::exists(alive));
+  EXPECT_TRUE(fs::exists(elsewhere));
   EXPECT_FALSE(cache.find(key_));
 }
 

@@ -90,15 +90,7 @@ void ConfigCache::store(const std::string& key, const fs::path& config,
   std::string lines;
   for (const std::string& warning : warnings) lines += warning + '\n';
   write_file_atomically(directory_ / (key + ".warnings"), lines);
-  // Copied beside the entry and renamed over it: a reader sees a whole file or none.
-  fs::path temporary = directory_ / fmt::format(".tmp-{}-{}", ::getpid(), key);
-  std::error_code error;
-  fs::copy_file(config, temporary, fs::copy_options::overwrite_existing, error);
-  if (!error) fs::rename(temporary, directory_ / (key + ".config"), error);
-  if (error) {
-    fs::remove(temporary);
-    fail("cannot store {} in {}: {}", config.string(), directory_.string(), error.message());
-  }
+  write_file_atomically(directory_ / (key + ".config"), read_file(config));
 }
 
 }  // namespace kbisect

@@ -84,10 +84,13 @@ void write_file_atomically(const fs::path& path, std::string_view contents) {
     fail("cannot rename {} to {}: {}", temporary.path().string(), path.string(), error.message());
   }
   temporary.renamed();
-  const fs::path directory = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  UniqueFd directory_fd(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!directory_fd) fail("cannot open {}: {}", directory.string(), errno_text(errno));
-  sync_file(directory_fd.get(), directory);
+  sync_to_disk(path.has_parent_path() ? path.parent_path() : fs::path("."));
+}
+
+void sync_to_disk(const fs::path& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) fail("cannot open {}: {}", path.string(), errno_text(errno));
+  sync_file(fd.get(), path);
 }
 
 }  // namespace kbisect

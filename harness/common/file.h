@@ -24,4 +24,7 @@ void write_file(const std::filesystem::path& path, std::string_view contents);
 // temporary file behind.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
+// fsync of a file, or of a directory (its entries: what a rename into it did); throws Error.
+void sync_to_disk(const std::filesystem::path& path);
+
 }  // namespace kbisect
