@@ -110,10 +110,22 @@ std::map<std::string, std::string> make_environment(const BuildSpec& spec) {
   // the compressed kernel with .incbin, and when a new kernel compressed to the same size it
   // handed back the old piggy.o: the image of the previous build under the new commit's name.
   // The namespace keeps entries made in that mode from being found again.
+  // Set here, as the variables of a user's ccache.conf would otherwise apply.
   return {{"LC_ALL", "C"},
           {"CCACHE_DIR", (fs::absolute(spec.cache_dir) / "ccache").string()},
-          {"CCACHE_NAMESPACE", "kbisect-preprocessed"}};
+          {"CCACHE_NAMESPACE", "kbisect-preprocessed"},
+          {"CCACHE_NODEPEND", "1"},
+          {"CCACHE_SLOPPINESS", ""}};
 }
+
+// What a kernel engineer's shell may hold that changes the kernel Kbuild makes, which no
+// cache key sees (LLVM=1 links with lld, KCFLAGS changes the code, KCONFIG_CONFIG moves the
+// .config), or that belongs to a make kbisect runs under (MAKEFLAGS and its jobserver).
+const std::vector<std::string> kBuildEnvironmentRemoved = {
+    "ARCH",      "CROSS_COMPILE", "LLVM",       "LLVM_IAS",     "KCFLAGS",
+    "KCPPFLAGS", "KAFLAGS",       "KRUSTFLAGS", "KBUILD_*",     "KCONFIG_*",
+    "CCACHE_*",  "MAKEFLAGS",     "MFLAGS",     "GNUMAKEFLAGS", "MAKELEVEL",
+    "MAKEFILES", "HOSTCC",        "HOSTCFLAGS", "HOSTLDFLAGS",  "INSTALL_MOD_PATH"};
 
 // Replaces the object directory's .config only when it differs, so an unchanged config
 // costs Kbuild nothing.
@@ -180,6 +192,7 @@ ConfigRequest config_request_for(const BuildRequest& request, const fs::path& ob
       request.guest_configs.empty() ? guest_configs_for(Scenario{}) : request.guest_configs;
   config.make_variables = make_variables(request.build);
   config.environment = make_environment(request.build);
+  config.removed_environment = kBuildEnvironmentRemoved;
   config.timeout = timeout;
   return config;
 }
@@ -197,6 +210,7 @@ ProcessResult run_make(const BuildRequest& request, const ConfigRequest& config,
   ProcessOptions options;
   options.log_file = object_dir / kBuildLog;
   options.extra_environment = config.environment;
+  options.removed_environment = config.removed_environment;
   options.timeout = config.timeout;
   MakeGroupNote group_note(object_dir);
   options.on_start = [&](int group) { group_note.note(group); };

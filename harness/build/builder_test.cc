@@ -41,6 +41,7 @@ bzImage:
 	cat code.c $(O)/.config > $(O)/arch/x86/boot/bzImage
 	@if test -e piggy.S; then $(CC) -c piggy.S -Wp,-MMD,$(O)/.piggy.o.d -o $(O)/piggy.o && cat $(O)/piggy.o >> $(O)/arch/x86/boot/bzImage; fi
 	echo '$(CC)|$(KBUILD_BUILD_TIMESTAMP)|$(KBUILD_BUILD_USER)' > $(O)/variables
+	echo '$(LLVM)|$(KCFLAGS)|$(CCACHE_DEPEND)|$(CCACHE_NODEPEND)' > $(O)/environment
 )";
 
 class BuilderTest : public ::testing::Test {
@@ -88,6 +89,17 @@ TEST(KbuildSafeWorkdir, RefusesWhatKbuildsShellOrMakeWouldMisread) {
   } catch (const Error& error) {
     EXPECT_THAT(error.what(), HasSubstr("/srv/a?b holds the control character 0x0a"));
   }
+}
+
+// A kernel engineer's shell may hold what changes the image behind the cache key's back.
+TEST_F(BuilderTest, TheBuildDoesNotInheritWhatChangesTheKernel) {
+  ::setenv("LLVM", "1", 1);
+  ::setenv("KCFLAGS", "-fno-omit-frame-pointer", 1);
+  ::setenv("CCACHE_DEPEND", "1", 1);
+  BuildResult result = builder_.build(request_);
+  for (const char* name : {"LLVM", "KCFLAGS", "CCACHE_DEPEND"}) ::unsetenv(name);
+  ASSERT_TRUE(result.ok()) << result.log_tail;
+  EXPECT_EQ(read_file(root_ / "obj/environment"), "|||1\n");
 }
 
 TEST_F(BuilderTest, BuildsThenHitsTheCache) {

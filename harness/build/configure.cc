@@ -26,6 +26,7 @@ bool run_kconfig(const ConfigRequest& request, const std::string& target, Config
   ProcessOptions options;
   options.log_file = request.config_dir / (target + ".log");
   options.extra_environment = request.environment;
+  options.removed_environment = request.removed_environment;
   options.timeout = request.timeout;
   MakeGroupNote group_note(request.config_dir);
   options.on_start = [&](int group) { group_note.note(group); };

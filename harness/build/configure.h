@@ -20,6 +20,7 @@ struct ConfigRequest {
   std::vector<std::filesystem::path> guest_configs;  // required options, merged last, checked
   std::vector<std::string> make_variables;  // the same CC=... as the build, so Kconfig agrees
   std::map<std::string, std::string> environment;
+  std::vector<std::string> removed_environment;  // as ProcessOptions's
   std::chrono::seconds timeout{3600};
 };
 

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <fstream>
@@ -98,15 +99,27 @@ class OutputSink {
   std::string partial_line_;
 };
 
+bool is_removed(std::string_view name, const std::vector<std::string>& removed) {
+  return std::ranges::any_of(removed, [&](std::string_view pattern) {
+    return pattern.ends_with('*') ? name.starts_with(pattern.substr(0, pattern.size() - 1))
+                                  : name == pattern;
+  });
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) fail("internal error: empty command line");
   install_interrupt_handlers();
-  auto environment = boost::this_process::environment();
-  bp::environment child_environment = environment;
-  // set() rather than operator[]: Boost 1.74's find() behind operator[] reads past the end
-  // of environment strings shorter than the name (AddressSanitizer reports it).
+  // Built with set() alone: Boost 1.74's find() behind operator[] and erase() reads past the
+  // end of environment strings shorter than the name (AddressSanitizer reports it).
+  bp::environment child_environment;
+  for (const auto& entry : boost::this_process::environment()) {
+    const std::string name = entry.get_name();
+    if (!is_removed(name, options.removed_environment)) {
+      child_environment.set(name, entry.to_string());
+    }
+  }
   for (const auto& [name, value] : options.extra_environment) child_environment.set(name, value);
 
   bp::pipe output;

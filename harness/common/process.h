@@ -17,6 +17,9 @@ namespace kbisect {
 struct ProcessOptions {
   std::filesystem::path working_directory;  // empty: inherit
   std::map<std::string, std::string> extra_environment;
+  // Inherited variables the child does not get: a name, or "PREFIX*" for every name that
+  // starts with PREFIX. extra_environment is set after these are left out.
+  std::vector<std::string> removed_environment;
   std::chrono::milliseconds timeout{0};  // 0: no deadline
   std::filesystem::path log_file;        // empty: no log; stdout and stderr both go here
   size_t tail_bytes = 64 * 1024;         // how much of the end of the output to keep

@@ -31,6 +31,24 @@ TEST(Process, ExtraEnvironmentReachesTheChild) {
   EXPECT_EQ(result.output_tail, "42 short name\n");
 }
 
+TEST(Process, RemovedEnvironmentDoesNotReachTheChild) {
+  ::setenv("KBISECT_TEST_GONE", "1", 1);
+  ::setenv("KBISECT_PREFIX_A", "2", 1);
+  ::setenv("KBISECT_KEPT", "kept", 1);
+  ProcessOptions options;
+  options.removed_environment = {"KBISECT_TEST_GONE", "KBISECT_PREFIX_*"};
+  options.extra_environment = {{"KBISECT_PREFIX_B", "set"}};
+  ProcessResult result =
+      run_process({"sh", "-c",
+                   "echo ${KBISECT_TEST_GONE-none} ${KBISECT_PREFIX_A-none} $KBISECT_PREFIX_B "
+                   "$KBISECT_KEPT"},
+                  options);
+  EXPECT_EQ(result.output_tail, "none none set kept\n");
+  for (const char* name : {"KBISECT_TEST_GONE", "KBISECT_PREFIX_A", "KBISECT_KEPT"}) {
+    ::unsetenv(name);
+  }
+}
+
 TEST(Process, ArgumentsAreNotInterpretedByAShell) {
   ProcessResult result = run_process({"printf", "%s", "$(echo injected); ls"});
   EXPECT_EQ(result.output_tail, "$(echo injected); ls");
