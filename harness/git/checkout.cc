@@ -47,11 +47,7 @@ class Materialiser {
   }
 
   void apply_diff(git_tree* old_tree, git_tree* new_tree) {
-    git_diff_options options = GIT_DIFF_OPTIONS_INIT;
-    git_diff* raw = nullptr;
-    int result = git_diff_tree_to_tree(&raw, repo_.get(), old_tree, new_tree, &options);
-    GitDiffPtr diff(raw);
-    check_git(result, "cannot compare the old and new trees", "check the repository (git fsck)");
+    GitDiffPtr diff = diff_trees(old_tree, new_tree);
     size_t count = git_diff_num_deltas(diff.get());
     // Deletions first: a file that becomes a directory (or the reverse) must go before the
     // new entry can be written.
@@ -74,9 +70,28 @@ class Materialiser {
     }
   }
 
+  // Removes what `old_tree` has and `new_tree` does not, wherever an interrupted checkout
+  // left it.
+  void remove_missing(git_tree* old_tree, git_tree* new_tree) {
+    GitDiffPtr diff = diff_trees(old_tree, new_tree);
+    for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+      const git_diff_delta* delta = git_diff_get_delta(diff.get(), i);
+      if (delta->status == GIT_DELTA_DELETED) remove_entry(delta->old_file.path);
+    }
+  }
+
   MaterialiseStats stats;
 
  private:
+  GitDiffPtr diff_trees(git_tree* old_tree, git_tree* new_tree) {
+    git_diff_options options = GIT_DIFF_OPTIONS_INIT;
+    git_diff* raw = nullptr;
+    int result = git_diff_tree_to_tree(&raw, repo_.get(), old_tree, new_tree, &options);
+    GitDiffPtr diff(raw);
+    check_git(result, "cannot compare the old and new trees", "check the repository (git fsck)");
+    return diff;
+  }
+
   static bool is_regular(uint32_t mode) {
     return mode == GIT_FILEMODE_BLOB || mode == GIT_FILEMODE_BLOB_EXECUTABLE;
   }
@@ -214,8 +229,8 @@ class Materialiser {
     if (::unlink(target.c_str()) == 0) {
       ++stats.removed;
     } else if (errno == EISDIR) {
-      ::rmdir(target.c_str());  // a submodule's directory, if empty
-    } else if (errno != ENOENT) {
+      ::rmdir(target.c_str());                         // a submodule's directory, if empty
+    } else if (errno != ENOENT && errno != ENOTDIR) {  // not there, or a parent is a file
       fail("cannot remove {}: {}", target.string(), errno_text(errno));
     }
     for (fs::path parent = fs::path(path).parent_path(); !parent.empty();
@@ -230,20 +245,44 @@ class Materialiser {
   std::exception_ptr error_;
 };
 
-// The tree the manifest names, if it names one this repository has.
-GitTreePtr manifest_tree(const Repository& repo, const fs::path& manifest) {
+// What the manifest says: the tree the directory holds, or, while it changes (and after a
+// crash then), "between" the trees whose files may be there. Trees this repository does not
+// have (pruned revert commits, a damaged manifest) are left out.
+struct ManifestTrees {
+  bool settled = false;
+  std::vector<GitTreePtr> trees;
+};
+
+ManifestTrees read_manifest(const Repository& repo, const fs::path& manifest) {
+  ManifestTrees read;
   std::ifstream in(manifest);
-  std::string hex;
-  if (!(in >> hex) || hex.size() != GIT_OID_HEXSZ) return nullptr;
-  git_oid id;
-  if (git_oid_fromstr(&id, hex.c_str()) < 0) return nullptr;
-  git_tree* raw = nullptr;
-  if (git_tree_lookup(&raw, repo.get(), &id) < 0) return nullptr;
-  return GitTreePtr(raw);
+  std::string word;
+  if (!(in >> word)) return read;
+  read.settled = word != "between";
+  if (!read.settled && !(in >> word)) return read;
+  do {
+    git_oid id;
+    git_tree* raw = nullptr;
+    if (word.size() == GIT_OID_HEXSZ && git_oid_fromstr(&id, word.c_str()) == 0 &&
+        git_tree_lookup(&raw, repo.get(), &id) == 0) {
+      read.trees.emplace_back(raw);
+    } else {
+      read.settled = false;
+    }
+  } while (!read.settled && in >> word);
+  if (read.settled && read.trees.size() != 1) read.settled = false;
+  return read;
 }
 
-void write_manifest(const fs::path& manifest, const git_oid& tree_id) {
-  write_file_atomically(manifest, oid_hex(tree_id) + '\n');
+void write_manifest(const fs::path& manifest, const std::vector<const git_oid*>& between,
+                    const git_oid& tree_id) {
+  std::string text;
+  if (!between.empty()) {
+    text = "between";
+    for (const git_oid* id : between) text += ' ' + oid_hex(*id);
+    text += ' ';
+  }
+  write_file_atomically(manifest, text + oid_hex(tree_id) + '\n');
 }
 
 }  // namespace
@@ -253,21 +292,26 @@ MaterialiseStats materialise_tree(const Repository& repo, std::string_view treei
   GitTreePtr tree = lookup_tree(repo, treeish);
   DirLock lock(dir, "wait for it or give each run its own build directory");
   fs::path manifest = dir / kManifestName;
-  GitTreePtr old_tree = manifest_tree(repo, manifest);
+  const ManifestTrees held = read_manifest(repo, manifest);
   const git_oid* tree_id = git_tree_id(tree.get());
-  if (old_tree && git_oid_equal(git_tree_id(old_tree.get()), tree_id)) return {};
-  // Until the new manifest is in place the directory is in between trees: a crash now must
-  // lead to a full checkout next time.
-  std::error_code error;
-  fs::remove(manifest, error);
-  if (error) fail("cannot remove {}: {}", manifest.string(), error.message());
+  if (held.settled && git_oid_equal(git_tree_id(held.trees[0].get()), tree_id)) return {};
+  // Until the directory holds the new tree, it holds files of the old ones and the new one: a
+  // crash now leaves that said, for the next checkout to clear them all.
+  std::vector<const git_oid*> between;
+  for (const GitTreePtr& held_tree : held.trees) between.push_back(git_tree_id(held_tree.get()));
+  write_manifest(manifest, between, *tree_id);
   Materialiser materialiser(repo, dir);
-  if (old_tree) {
-    materialiser.apply_diff(old_tree.get(), tree.get());
+  if (held.settled) {
+    materialiser.apply_diff(held.trees[0].get(), tree.get());
   } else {
+    // Removals first, as in apply_diff: a path may be a directory in one tree, a file in the
+    // other.
+    for (const GitTreePtr& held_tree : held.trees) {
+      materialiser.remove_missing(held_tree.get(), tree.get());
+    }
     materialiser.write_all(tree.get());
   }
-  write_manifest(manifest, *tree_id);
+  write_manifest(manifest, {}, *tree_id);
   return materialiser.stats;
 }
 

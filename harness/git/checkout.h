@@ -2,10 +2,12 @@
 // builds. Only files that differ from the tree materialised last are rewritten, so files that
 // did not change keep their mtime and `make` stays incremental between nearby commits.
 //
-// The directory remembers its tree in a small manifest file (kManifestName). Without a usable
-// manifest (first use, a crash half-way, a corrupt file) every file of the tree is written.
-// Files that are not part of the tree (anything a user or tool put there) are left alone, and
-// so is a tracked file someone edited by hand: the manifest is trusted, not re-verified.
+// The directory remembers its tree in a small manifest file (kManifestName), and while it
+// changes, the trees it is between. Without a settled manifest (first use, a checkout that a
+// crash or Ctrl-C stopped, a corrupt file) every file of the tree is written, and the files
+// of the trees it was between that the tree lacks are removed. Files that are not part of a
+// tree (anything a user or tool put there) are left alone, and so is a tracked file someone
+// edited by hand: the manifest is trusted, not re-verified.
 #pragma once
 
 #include <cstddef>
