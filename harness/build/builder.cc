@@ -109,8 +109,8 @@ std::map<std::string, std::string> make_environment(const BuildSpec& spec) {
   // runs the preprocessor, so it does not see that arch/x86/boot/compressed/piggy.S pulls in
   // the compressed kernel with .incbin, and when a new kernel compressed to the same size it
   // handed back the old piggy.o: the image of the previous build under the new commit's name.
-  // The namespace keeps entries made in that mode from being found again.
-  // Set here, as the variables of a user's ccache.conf would otherwise apply.
+  // The namespace keeps entries made in that mode from being found again. Depend mode and
+  // sloppiness are set off here, over what a ccache.conf says.
   return {{"LC_ALL", "C"},
           {"CCACHE_DIR", (fs::absolute(spec.cache_dir) / "ccache").string()},
           {"CCACHE_NAMESPACE", "kbisect-preprocessed"},

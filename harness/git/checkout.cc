@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "common/dir_lock.h"
@@ -253,24 +254,25 @@ struct ManifestTrees {
   std::vector<GitTreePtr> trees;
 };
 
+GitTreePtr tree_named(const Repository& repo, const std::string& hex) {
+  git_oid id;
+  git_tree* raw = nullptr;
+  if (hex.size() != GIT_OID_HEXSZ || git_oid_fromstr(&id, hex.c_str()) != 0 ||
+      git_tree_lookup(&raw, repo.get(), &id) != 0) {
+    return nullptr;
+  }
+  return GitTreePtr(raw);
+}
+
 ManifestTrees read_manifest(const Repository& repo, const fs::path& manifest) {
-  ManifestTrees read;
   std::ifstream in(manifest);
-  std::string word;
-  if (!(in >> word)) return read;
-  read.settled = word != "between";
-  if (!read.settled && !(in >> word)) return read;
-  do {
-    git_oid id;
-    git_tree* raw = nullptr;
-    if (word.size() == GIT_OID_HEXSZ && git_oid_fromstr(&id, word.c_str()) == 0 &&
-        git_tree_lookup(&raw, repo.get(), &id) == 0) {
-      read.trees.emplace_back(raw);
-    } else {
-      read.settled = false;
-    }
-  } while (!read.settled && in >> word);
-  if (read.settled && read.trees.size() != 1) read.settled = false;
+  const std::vector<std::string> words{std::istream_iterator<std::string>(in), {}};
+  const bool between = !words.empty() && words.front() == "between";
+  ManifestTrees read;
+  for (size_t i = between ? 1 : 0; i < words.size(); ++i) {
+    if (GitTreePtr tree = tree_named(repo, words[i])) read.trees.push_back(std::move(tree));
+  }
+  read.settled = !between && words.size() == 1 && read.trees.size() == 1;
   return read;
 }
 
