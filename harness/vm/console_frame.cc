@@ -102,7 +102,7 @@ void ConsoleFrameParser::feed_line(std::string_view line) {
 }
 
 void ConsoleFrameParser::begin(std::string_view arguments) {
-  if (in_frame_) reject(fmt::format("frame '{}' interrupted by another BEGIN", kind_), kind_);
+  if (in_frame_) reject(fmt::format("frame '{}' interrupted by another BEGIN", kind_));
   std::vector<std::string_view> fields;
   size_t length = 0;
   if (!split_fields(arguments, 3, fields) || !is_name(fields[0]) || !is_hex64(fields[2])) {
@@ -134,11 +134,10 @@ void ConsoleFrameParser::data(std::string_view arguments) {
     return;
   }
   if (!decode_base64(arguments, payload_)) {
-    reject(fmt::format("invalid base64 in frame '{}'", kind_), kind_);
+    reject(fmt::format("invalid base64 in frame '{}'", kind_));
     return;
   }
-  if (payload_.size() > length_)
-    reject(fmt::format("frame '{}' longer than announced", kind_), kind_);
+  if (payload_.size() > length_) reject(fmt::format("frame '{}' longer than announced", kind_));
 }
 
 void ConsoleFrameParser::end(std::string_view arguments) {
@@ -147,16 +146,15 @@ void ConsoleFrameParser::end(std::string_view arguments) {
     return;
   }
   if (arguments != kind_) {
-    reject(fmt::format("frame '{}' ended as '{}'", kind_, printable_ascii(arguments, 32)), kind_);
+    reject(fmt::format("frame '{}' ended as '{}'", kind_, printable_ascii(arguments, 32)));
     return;
   }
   if (payload_.size() != length_) {
-    reject(fmt::format("frame '{}' has {} bytes, announced {}", kind_, payload_.size(), length_),
-           kind_);
+    reject(fmt::format("frame '{}' has {} bytes, announced {}", kind_, payload_.size(), length_));
     return;
   }
   if (sha256_hex(payload_) != checksum_) {
-    reject(fmt::format("bad checksum in frame '{}'", kind_), kind_);
+    reject(fmt::format("bad checksum in frame '{}'", kind_));
     return;
   }
   in_frame_ = false;
@@ -169,6 +167,7 @@ void ConsoleFrameParser::end(std::string_view arguments) {
 }
 
 void ConsoleFrameParser::reject(std::string why, std::string_view kind) {
+  if (kind.empty() && in_frame_) kind = kind_;
   if (!kind.empty() && !rejected(kind) && rejected_kinds_.size() < limits_.max_errors) {
     rejected_kinds_.emplace_back(kind);
   }
@@ -180,7 +179,7 @@ void ConsoleFrameParser::reject(std::string why, std::string_view kind) {
 }
 
 void ConsoleFrameParser::finish() {
-  if (in_frame_) reject(fmt::format("frame '{}' truncated", kind_), kind_);
+  if (in_frame_) reject(fmt::format("frame '{}' truncated", kind_));
 }
 
 bool ConsoleFrameParser::rejected(std::string_view kind) const {

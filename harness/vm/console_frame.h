@@ -52,7 +52,7 @@ class ConsoleFrameParser {
   void begin(std::string_view arguments);
   void data(std::string_view arguments);
   void end(std::string_view arguments);
-  // `kind`: the rejected frame's, when known.
+  // `kind`: the rejected frame's, when it is not the open frame's.
   void reject(std::string why, std::string_view kind = {});
 
   ConsoleLimits limits_;
