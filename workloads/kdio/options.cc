@@ -58,6 +58,16 @@ std::string_view blank_name(char blank) {
   }
 }
 
+// fio reads a value with a unit after a blank as the bare number: ' 8k' is 8 bytes, which is
+// never what was meant. `where_blank` says where the blank is when that is not plain.
+void check_no_unit_after_blank(std::string_view value, char blank, std::string_view where_blank) {
+  if (value.find_first_not_of("0123456789") == std::string_view::npos) return;
+  throw JobError(
+      fmt::format("'{}' follows {}{}, after which fio reads only the number and drops the unit; "
+                  "remove that blank",
+                  value, blank_name(blank), where_blank));
+}
+
 // One part of fio's "R[,W[,T]]" (or one end of a range in it), its blanks read as fio reads
 // them: blanks alone are an empty part, which keeps the current value (bs=4k, ,8k is
 // bs=4k,,8k); blanks after the value do not count (bs=4k ,8k). Blanks before it make fio drop
@@ -68,12 +78,7 @@ std::string_view without_blanks(std::string_view part) {
   if (last == std::string_view::npos) return {};
   part = part.substr(0, last + 1);
   const size_t first = part.find_first_not_of(kBlanks);
-  if (first != 0 && part.find_first_not_of("0123456789", first) != std::string_view::npos) {
-    throw JobError(
-        fmt::format("'{}' follows {}, after which fio reads only the number and drops the unit; "
-                    "remove that blank",
-                    part.substr(first), blank_name(part[first - 1])));
-  }
+  if (first != 0) check_no_unit_after_blank(part.substr(first), part[first - 1], "");
   return part.substr(first);
 }
 
@@ -632,8 +637,6 @@ const OptionSpec* find_option(std::string_view name) {
                              near ? fmt::format("; did you mean '{}'?", *near) : ""));
 }
 
-}  // namespace
-
 // The options whose values take units (sizes, times, rates): fio reads such a value after a
 // blank (`bs= 8k`, `size = 1g`) as the bare number, 8 bytes and 1 byte.
 bool takes_units(const OptionSpec& spec) {
@@ -643,6 +646,8 @@ bool takes_units(const OptionSpec& spec) {
   return std::ranges::find(kWithUnits, spec.name) != std::end(kWithUnits);
 }
 
+}  // namespace
+
 void apply_option(JobState& state, const IniOption& option) {
   const OptionSpec* spec = find_option(option.key);
   if (spec == nullptr) unknown_option(option);
@@ -650,14 +655,10 @@ void apply_option(JobState& state, const IniOption& option) {
     throw JobError(fmt::format("{}: option '{}' needs a value: {}=VALUE", option.where, option.key,
                                option.key));
   }
-  if (option.blank_after_equals != 0 && takes_units(*spec) &&
-      option.value->find_first_not_of("0123456789") != std::string::npos) {
-    throw JobError(fmt::format(
-        "{}: option '{}': '{}' follows {} after '=', after which fio reads only the number and "
-        "drops the unit; remove that blank",
-        option.where, option.key, *option.value, blank_name(option.blank_after_equals)));
-  }
   try {
+    if (option.blank_after_equals != 0 && takes_units(*spec)) {
+      check_no_unit_after_blank(*option.value, option.blank_after_equals, " after '='");
+    }
     spec->apply(state, option.value ? *option.value : "1");
   } catch (const JobError& e) {
     throw JobError(fmt::format("{}: option '{}': {}", option.where, option.key, e.what()));
