@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <set>
 
 #include "bisect/session.h"
@@ -73,10 +72,8 @@ void check_same_judging(const SessionRecord& session, const Scenario& scenario) 
 }
 
 SessionRecord resumed_session(Store& store, int64_t id) {
-  // No database, or an empty file: asked before the store would create one.
-  std::error_code error;
-  const auto size = std::filesystem::file_size(store.path(), error);
-  auto session = !error && size > 0 ? store.session(id) : std::nullopt;
+  // Asked before the store would create a database.
+  auto session = Store::holds_data(store.path()) ? store.session(id) : std::nullopt;
   if (!session || session->kind != SessionKind::kBisect) {
     fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", id,
          store.path().string());

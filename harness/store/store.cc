@@ -56,9 +56,7 @@ std::string tables_of_unversioned(const std::filesystem::path& path) {
 // Checked before the first write (the switch to WAL, kbisect's tables): another program's
 // database, given to --db by mistake, is left as it is.
 Database open_results_database(const std::filesystem::path& path) {
-  std::error_code error;
-  if (std::filesystem::is_regular_file(path, error) &&
-      std::filesystem::file_size(path, error) > 0) {
+  if (Store::holds_data(path)) {
     if (const std::string tables = tables_of_unversioned(path); !tables.empty()) {
       fail(
           "{} is not a kbisect results database (it holds other tables: {}); pass --db a new "
@@ -157,10 +155,14 @@ Store Store::created_when_used(const std::filesystem::path& path) {
   Store store(path, nullptr);
   // Another program's database, or one of a newer schema, is still refused before the command
   // does anything.
+  if (holds_data(path)) store.open();
+  return store;
+}
+
+bool Store::holds_data(const std::filesystem::path& path) {
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);
-  if (!error && size > 0) store.open();
-  return store;
+  return !error && size > 0;
 }
 
 void Store::open() {

@@ -25,6 +25,8 @@ class Store {
   // command that fails before that (a mistyped ref, a --db in the wrong place) leaves no empty
   // database behind.
   static Store created_when_used(const std::filesystem::path& path);
+  // Whether `path` is a file with something in it: a database to open, not one to create.
+  static bool holds_data(const std::filesystem::path& path);
 
   // Opens the database now, creating it if need be: for a command about to do long work whose
   // results it stores (a kernel build), so that a database it cannot create stops it first.
