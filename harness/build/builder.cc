@@ -239,20 +239,53 @@ void take_entry(BuildResult& result, const CachedBuild& entry) {
   result.log = entry.log;
 }
 
+// Everything in the object directory but the count of files a full build compiles (for the
+// progress). The directory itself stays: the build's DirLock is on it.
+void empty_object_directory(const fs::path& object_dir) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(object_dir)) {
+    if (entry.path().filename() == kCompileCountFile) continue;
+    fs::remove_all(entry.path(), error);
+    if (error) {
+      fail("cannot empty the object directory {} for a clean build: {}: {}", object_dir.string(),
+           entry.path().string(), error.message());
+    }
+  }
+}
+
+// The log of `make` that failed for the machine, not the kernel, as an error.
+void fail_if_machine_failure(const std::string& log_text, const fs::path& log) {
+  if (std::string machine = machine_failure(log_text); !machine.empty()) {
+    fail("the kernel build {} (log: {})", machine, log.string());
+  }
+}
+
 // `make bzImage` of a configured object directory; stores the image in the cache, or keeps and
-// remembers the failure.
+// remembers the failure. A failure in a directory that earlier trees were built in may be the
+// directory's (a stale generated file, the weaker dependency tracking of objtool and other
+// host tools), not the tree's: it is remembered only once a build from an empty directory
+// fails too.
 void compile(BuildResult& result, const BuildRequest& request, const ConfigRequest& config,
              const fs::path& object_dir, BuildCache& cache, const BuildKey& key) {
+  const bool incremental = fs::exists(object_dir / kBuildLog);
   BuildProgress progress{0, read_compile_count(object_dir)};
   const auto build_start = Clock::now();
   ProcessResult make = run_make(request, config, object_dir, progress);
-  result.build_seconds = seconds_since(build_start);
   const fs::path log = object_dir / kBuildLog;
+  if (!make.ok() && incremental) {
+    fail_if_machine_failure(read_file(log), log);
+    result.warnings.push_back(
+        "make failed in the object directory of earlier builds; built again from an empty one");
+    const std::string config_text = read_file(object_dir / ".config");
+    empty_object_directory(object_dir);
+    write_file(object_dir / ".config", config_text);
+    progress.compiled = 0;
+    make = run_make(request, config, object_dir, progress);
+  }
+  result.build_seconds = seconds_since(build_start);
   if (!make.ok()) {
     std::string text = read_file(log);
-    if (std::string machine = machine_failure(text); !machine.empty()) {
-      fail("the kernel build {} (log: {})", machine, log.string());
-    }
+    fail_if_machine_failure(text, log);
     keep_failure(result, cache.root(), result.cache_key, log, object_dir / ".config");
     result.log_tail = summarize_build_log(text);
     remember_failure(result, cache.root());

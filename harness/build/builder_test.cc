@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 // olddefconfig drops CONFIG_DROPPED, as Kconfig drops an option whose dependency is unmet.
-// bzImage is made of the source and the .config, and fails on a "syntax error" in code.c.
+// bzImage is made of the source and the .config, and fails on a "syntax error" in code.c, or on
+// a stale.h an earlier build left in the object directory.
 constexpr const char* kMakefile = R"(
 tinyconfig:
 	echo tinyconfig >> $(CURDIR)/../kconfig-runs
@@ -31,6 +32,8 @@ olddefconfig:
 	grep -v '^CONFIG_DROPPED=' $(O)/.config > $(O)/.config.new
 	mv $(O)/.config.new $(O)/.config
 bzImage:
+	@echo bzImage >> $(CURDIR)/../make-runs
+	@if test -e $(O)/stale.h; then echo "$(O)/stale.h:1: error: stale"; exit 2; fi
 	@echo '  CC      one.o'
 	@echo '  CC      two.o'
 	@echo '  LD      vmlinux'
@@ -207,6 +210,29 @@ TEST_F(BuilderTest, CompileErrorIsBuildFailedWithTheErrorLine) {
   EXPECT_EQ(again.log_tail, result.log_tail);
   request_.tree_id = "tree2";
   EXPECT_TRUE(builder_.build(request_).ok());
+}
+
+TEST_F(BuilderTest, AFailureInTheObjectDirectoryOfEarlierBuildsIsRetriedFromAnEmptyOne) {
+  ASSERT_TRUE(builder_.build(request_).ok());
+  write_file(root_ / "obj/stale.h", "");
+  request_.tree_id = "tree2";
+  BuildResult result = builder_.build(request_);
+  EXPECT_TRUE(result.ok()) << result.log_tail;
+  EXPECT_THAT(result.warnings, testing::Contains(HasSubstr("built again from an empty one")));
+  EXPECT_FALSE(fs::exists(root_ / "obj/stale.h"));
+  EXPECT_EQ(read_file(root_ / "make-runs"), "bzImage\nbzImage\nbzImage\n");
+}
+
+TEST_F(BuilderTest, ATreeThatFailsFromAnEmptyObjectDirectoryTooIsRemembered) {
+  ASSERT_TRUE(builder_.build(request_).ok());
+  write_file(root_ / "src/code.c", "int main(void) { SYNTAX }\n");
+  request_.tree_id = "tree2";
+  BuildResult result = builder_.build(request_);
+  EXPECT_EQ(result.outcome, BuildOutcome::kBuildFailed);
+  EXPECT_THAT(result.log_tail, HasSubstr("code.c:1:7: error: expected ';'"));
+  EXPECT_EQ(read_file(root_ / "make-runs"), "bzImage\nbzImage\nbzImage\n");
+  EXPECT_TRUE(builder_.build(request_).cache_hit);
+  EXPECT_EQ(read_file(root_ / "make-runs"), "bzImage\nbzImage\nbzImage\n");
 }
 
 TEST_F(BuilderTest, CompilerKilledForMemoryIsAnErrorNotAFailedKernel) {
