@@ -1,5 +1,7 @@
 #include "git/repository.h"
 
+#include <algorithm>
+#include <optional>
 #include <set>
 
 #include "common/error.h"
@@ -77,6 +79,48 @@ bool refused_for_its_owner(int result) {
          std::string_view(error->message).find("safe.directory") != std::string_view::npos;
 }
 
+// Adds to `found` the ids of the commits and annotated tags whose ids start with the hex
+// `prefix`, until it holds two (one is the answer, two are ambiguous): the prefix is lengthened
+// by a digit wherever it names more than one object, so only the objects under it are read.
+void find_committish(git_odb* odb, const std::string& prefix, std::vector<git_oid>& found) {
+  if (found.size() >= 2) return;
+  git_oid short_id;
+  git_oid id;
+  if (git_oid_fromstrn(&short_id, prefix.data(), prefix.size()) < 0) return;
+  const int result = git_odb_exists_prefix(&id, odb, &short_id, prefix.size());
+  if (result == GIT_ENOTFOUND) return;
+  if (result == GIT_EAMBIGUOUS && prefix.size() < GIT_OID_HEXSZ) {
+    for (char digit : std::string_view("0123456789abcdef")) {
+      find_committish(odb, prefix + digit, found);
+    }
+    return;
+  }
+  check_git(result, fmt::format("cannot look up the objects whose ids start with {}", prefix),
+            "check the repository (git fsck)");
+  size_t size = 0;
+  git_object_t type = GIT_OBJECT_INVALID;
+  check_git(git_odb_read_header(&size, &type, odb, &id),
+            fmt::format("cannot read object {}", oid_hex(id)), "check the repository (git fsck)");
+  if (type == GIT_OBJECT_COMMIT || type == GIT_OBJECT_TAG) found.push_back(id);
+}
+
+// git log and git bisect read a short id as the one commit (or tag) it names, whatever trees
+// or blobs share it; libgit2 refuses it as ambiguous then. The id of that object, if `text` starts
+// with such a short id.
+std::optional<std::string> unique_committish_prefix(git_repository* repo, const std::string& text) {
+  const size_t digits = std::min(text.find_first_not_of("0123456789abcdefABCDEF"), text.size());
+  if (digits < GIT_OID_MINPREFIXLEN || digits >= GIT_OID_HEXSZ) return std::nullopt;
+  if (digits < text.size() && text[digits] != '~' && text[digits] != '^') return std::nullopt;
+  git_odb* raw = nullptr;
+  check_git(git_repository_odb(&raw, repo), "cannot open the object database",
+            "check the repository (git fsck)");
+  Unique<git_odb, git_odb_free> odb(raw);
+  std::vector<git_oid> found;
+  find_committish(odb.get(), text.substr(0, digits), found);
+  if (found.size() != 1) return std::nullopt;
+  return oid_hex(found.front()) + text.substr(digits);
+}
+
 }  // namespace
 
 Repository Repository::open(const std::filesystem::path& path) {
@@ -105,6 +149,11 @@ std::string Repository::resolve(std::string_view spec) const {
   const std::string parsed = head_shorthand ? "HEAD" + text.substr(1) : text;
   git_object* raw = nullptr;
   int result = git_revparse_single(&raw, repo_.get(), parsed.c_str());
+  if (result == GIT_EAMBIGUOUS) {
+    if (std::optional<std::string> full = unique_committish_prefix(repo_.get(), parsed)) {
+      result = git_revparse_single(&raw, repo_.get(), full->c_str());
+    }
+  }
   GitObjectPtr object(raw);
   if (result == GIT_ENOTFOUND) {
     fail(

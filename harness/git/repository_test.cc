@@ -62,6 +62,48 @@ TEST_F(RepositoryTest, UnknownAndNonCommitSpecsAreClearErrors) {
   EXPECT_THAT(error_of([&] { repo.resolve(""); }), HasSubstr("empty revision"));
 }
 
+// Writes to the repository's object database the first object of `type` whose id starts with
+// `prefix`, made by numbering the content `make(n)`; returns its id.
+std::string write_object_with_prefix(const Repository& repo, const std::string& prefix,
+                                     git_object_t type,
+                                     const std::function<std::string(int)>& make) {
+  git_odb* raw = nullptr;
+  check_git(git_repository_odb(&raw, repo.get()), "odb", "");
+  Unique<git_odb, git_odb_free> odb(raw);
+  for (int n = 0;; ++n) {
+    const std::string content = make(n);
+    git_oid id;
+    git_odb_hash(&id, content.data(), content.size(), type);
+    if (oid_hex(id).starts_with(prefix)) {
+      check_git(git_odb_write(&id, odb.get(), content.data(), content.size(), type), "write", "");
+      return oid_hex(id);
+    }
+  }
+}
+
+// As git log and git bisect read it: a short id is the commit's when only other kinds
+// of objects share it, after ~ and ^ too; two commits are ambiguous.
+TEST_F(RepositoryTest, AShortIdIsTheCommitsWhenOnlyABlobSharesIt) {
+  Repository repo = Repository::open(repo_.dir());
+  const std::string prefix = second_.substr(0, 4);
+  const std::string blob = write_object_with_prefix(
+      repo, prefix, GIT_OBJECT_BLOB, [](int n) { return "blob " + std::to_string(n); });
+  EXPECT_EQ(repo.resolve(prefix), second_);
+  EXPECT_EQ(repo.resolve(prefix + "~1"), first_);
+  EXPECT_EQ(repo.resolve(prefix + "^"), first_);
+  EXPECT_THAT(error_of([&] { repo.resolve(blob.substr(0, 20)); }),
+              HasSubstr("is a blob, not a commit"));
+  EXPECT_EQ(repo_.git({"log", "-1", "--format=%H", prefix}), second_) << "git itself";
+
+  const std::string tree = repo_.git({"rev-parse", second_ + "^{tree}"});
+  write_object_with_prefix(repo, prefix, GIT_OBJECT_COMMIT, [&](int n) {
+    return "tree " + tree + "\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\n" +
+           std::to_string(n) + "\n";
+  });
+  EXPECT_THAT(error_of([&] { repo.resolve(prefix); }),
+              HasSubstr("is ambiguous in " + repo_.dir().string() + "; give more digits"));
+}
+
 TEST_F(RepositoryTest, CommitInfo) {
   Repository repo = Repository::open(repo_.dir());
   CommitInfo info = repo.commit_info("v1");
