@@ -15,19 +15,24 @@
 namespace kbisect {
 namespace {
 
-SampleFilter scenario_samples(const Scenario& scenario, const Variant* variant) {
+// The samples of this scenario and variant taken at `place`: samples of another accelerator
+// or host do not compare with those measured now.
+SampleFilter scenario_samples(const Scenario& scenario, const Variant* variant,
+                              const RunPlace& place) {
   SampleFilter filter;
   filter.config_hash = scenario_hash(scenario);
   filter.variant = variant ? variant->name : "";
+  filter.host = place.host;
+  filter.accel = place.accel;
   return filter;
 }
 
 // The endpoint's stored samples, topped up by measuring until there are `wanted`.
 std::vector<double> endpoint_samples(CommandContext& context, CommitMeasurer& measurer,
                                      const std::string& commit, const Variant* variant,
-                                     int wanted) {
+                                     const RunPlace& place, int wanted) {
   const Scenario& scenario = context.scenario;
-  SampleFilter filter = scenario_samples(scenario, variant);
+  SampleFilter filter = scenario_samples(scenario, variant, place);
   filter.commit = commit;
   const std::string metric = metric_key(scenario.metrics.front());
   std::vector<double> values = context.store.samples_for(filter, metric);
@@ -92,7 +97,7 @@ std::vector<double> stored_samples_of_kernel(CommandContext& context, CommitMeas
                                              const std::string& commit, const Variant* variant) {
   const KernelImage& kernel = measurer.kernel(commit);
   if (!kernel.ok) return {};
-  SampleFilter filter = scenario_samples(context.scenario, variant);
+  SampleFilter filter = scenario_samples(context.scenario, variant, measurer.place(kernel));
   filter.image_sha256 = kernel.image_sha256;
   return context.store.samples_for(filter, metric_key(context.scenario.metrics.front()));
 }
@@ -115,14 +120,15 @@ int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
     values.push_back(*m.value);
   }
 
+  // The commit's kernel built: it has samples.
+  const RunPlace place = measurer.place(measurer.kernel(commit));
+  const int wanted = scenario.bisect.min_samples;
   std::vector<double> good;
   for (const auto& commit_id : endpoints.goods) {
-    auto samples =
-        endpoint_samples(context, measurer, commit_id, variant, scenario.bisect.min_samples);
+    auto samples = endpoint_samples(context, measurer, commit_id, variant, place, wanted);
     good.insert(good.end(), samples.begin(), samples.end());
   }
-  auto bad_values =
-      endpoint_samples(context, measurer, endpoints.bad, variant, scenario.bisect.min_samples);
+  auto bad_values = endpoint_samples(context, measurer, endpoints.bad, variant, place, wanted);
 
   const double threshold = std::log(1 / scenario.bisect.alpha);
   CommitVerdict verdict =

@@ -26,7 +26,8 @@ GitBisectEndpoints git_bisect_endpoints(const Repository& repo);
 // The stored samples (of the bisected metric, this scenario and variant) of every commit that
 // built the same kernel image as `commit`, its own included. git bisect run visits the commits
 // an earlier bisect measured, and a commit that changes no kernel code builds its parent's
-// kernel: their samples judge it without a boot. Empty when `commit` does not build.
+// kernel: their samples judge it without a boot. Only samples of the place this process
+// measures at count (RunPlace). Empty when `commit` does not build.
 std::vector<double> stored_samples_of_kernel(CommandContext& context, CommitMeasurer& measurer,
                                              const std::string& commit, const Variant* variant);
 

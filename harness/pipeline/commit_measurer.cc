@@ -108,6 +108,15 @@ KernelImage CommitMeasurer::build_kernel(const std::string& commit) {
   return kernel;
 }
 
+RunPlace CommitMeasurer::place(const KernelImage& kernel) {
+  if (!kernel.ok) fail("internal error: the place of a kernel that did not build");
+  RunRequest request;
+  request.kernel_image = kernel.image;
+  request.commit = kernel.commit;
+  request.scenario = &scenario_;
+  return runner_->place(request);
+}
+
 MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* variant,
                                     std::optional<int64_t> session_id) {
   const KernelImage& image = kernel(commit);

@@ -71,6 +71,9 @@ class CommitMeasurer {
   MeasuredRun measure(const std::string& commit, const Variant* variant,
                       std::optional<int64_t> session_id);
 
+  // Where and under which accelerator `kernel` (one that built) would run (vm/runner.h).
+  RunPlace place(const KernelImage& kernel);
+
   const PhaseTimings& timings() const { return timings_; }
   Repository& repository() { return repo_; }
 

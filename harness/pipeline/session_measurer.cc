@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/error.h"
 #include "config/scenario_hash.h"
 #include "store/metrics.h"
 
@@ -74,9 +75,31 @@ std::map<std::string, std::string> first_commit_of_each_image(Store& store, int6
   return commit_of_image;
 }
 
+std::optional<RunPlace> place_of_samples(Store& store, int64_t session_id) {
+  for (const RunRecord& run : store.runs_of_session(session_id)) {
+    if (run.outcome == Outcome::kOk) return RunPlace{run.host, run.accel};
+  }
+  return std::nullopt;
+}
+
+void check_same_place(int64_t session_id, const std::optional<RunPlace>& samples_place,
+                      const RunPlace& place) {
+  if (!samples_place || *samples_place == place) return;
+  fail(
+      "session {} took its samples under {} on {}, and would now measure under {} on {}: the "
+      "two do not compare; resume it there (vm.accel: {}, and a vm.uri of that host for "
+      "another one), or start a new session (--fresh)",
+      session_id, samples_place->accel, samples_place->host, place.accel, place.host,
+      samples_place->accel);
+}
+
 Measurement KernelMeasurer::measure_anew(const MeasureRequest& request) {
   Measurement result;
   const KernelImage& kernel = measurer_.kernel(request.commit);
+  if (kernel.ok && !place_checked_) {
+    check_same_place(session_id_, samples_place_, measurer_.place(kernel));
+    place_checked_ = true;
+  }
   if (kernel.ok) {
     auto [known, inserted] = commit_of_image_.emplace(kernel.image_sha256, request.commit);
     if (!inserted && known->second != request.commit) {

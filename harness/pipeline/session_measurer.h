@@ -47,6 +47,14 @@ class StoringMeasurer : public Measurer {
 // a KernelMeasurer had learnt when its process was killed.
 std::map<std::string, std::string> first_commit_of_each_image(Store& store, int64_t session_id);
 
+// The place (vm/runner.h) where the session's samples were taken; none before its first.
+std::optional<RunPlace> place_of_samples(Store& store, int64_t session_id);
+
+// Throws Error when a resumed session would measure at another place than its samples so far:
+// under KVM instead of TCG, or on another host, a verdict would mix numbers that do not compare.
+void check_same_place(int64_t session_id, const std::optional<RunPlace>& samples_place,
+                      const RunPlace& place);
+
 class KernelMeasurer : public StoringMeasurer {
  public:
   KernelMeasurer(CommitMeasurer& measurer, const Variant* variant, Store& store, int64_t session_id,
@@ -54,7 +62,8 @@ class KernelMeasurer : public StoringMeasurer {
       : StoringMeasurer(store, session_id, metric_key),
         measurer_(measurer),
         variant_(variant),
-        commit_of_image_(first_commit_of_each_image(store, session_id)) {}
+        commit_of_image_(first_commit_of_each_image(store, session_id)),
+        samples_place_(place_of_samples(store, session_id)) {}
 
  private:
   Measurement measure_anew(const MeasureRequest& request) override;
@@ -62,6 +71,8 @@ class KernelMeasurer : public StoringMeasurer {
   CommitMeasurer& measurer_;
   const Variant* variant_;
   std::map<std::string, std::string> commit_of_image_;  // image sha256 -> first commit seen
+  std::optional<RunPlace> samples_place_;
+  bool place_checked_ = false;  // one process measures at one place
 };
 
 class StoredSimMeasurer : public StoringMeasurer {

@@ -189,6 +189,8 @@ struct SampleFilter {
   std::string config_hash;
   std::string variant;
   std::optional<int64_t> session_id;  // only this session's samples
+  std::string host;                   // only samples taken there (empty: any)
+  std::string accel;                  // only samples taken under it (empty: any)
 };
 
 Outcome parse_outcome(std::string_view text);

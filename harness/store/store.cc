@@ -337,10 +337,13 @@ std::vector<double> Store::samples_for(const SampleFilter& filter, const std::st
   Statement query(db(), fmt::format("SELECT m.value FROM samples s JOIN sample_metrics m "
                                     "ON m.sample_id = s.id WHERE s.config_hash = ?1 AND "
                                     "s.variant = ?2 AND m.metric = ?3 AND {} AND "
-                                    "(?5 IS NULL OR s.session_id = ?5) ORDER BY s.id",
+                                    "(?5 IS NULL OR s.session_id = ?5) AND "
+                                    "(?6 = '' OR s.host = ?6) AND (?7 = '' OR s.accel = ?7) "
+                                    "ORDER BY s.id",
                                     match));
   query.bind(filter.config_hash, filter.variant, metric,
-             filter.commit + filter.tree_id + filter.image_sha256, filter.session_id);
+             filter.commit + filter.tree_id + filter.image_sha256, filter.session_id, filter.host,
+             filter.accel);
   std::vector<double> values;
   while (query.step()) values.push_back(query.real(0));
   return values;

@@ -252,6 +252,24 @@ TEST_F(StoreTest, RunsAndSamplesAreReadBackByCommitTreeImageAndSession) {
                   .empty());
   EXPECT_THROW(store.samples_for({.config_hash = "cfg"}, "read.iops"), Error);
 
+  // Only the samples of one place, when the filter names it.
+  SampleRecord under_kvm = a_sample("c1", 300);
+  under_kvm.accel = "kvm";
+  SampleRecord elsewhere = a_sample("c1", 200);
+  elsewhere.host = "h2";
+  store.insert_run(a_run("c1"), {under_kvm, elsewhere});
+  const SampleFilter of_c1{.commit = "c1", .config_hash = "cfg", .variant = "nolock"};
+  SampleFilter placed = of_c1;
+  placed.host = "h1";
+  placed.accel = "tcg";
+  EXPECT_EQ(store.samples_for(placed, "read.iops"), (std::vector<double>{100, 110}));
+  placed.accel = "kvm";
+  EXPECT_EQ(store.samples_for(placed, "read.iops"), (std::vector<double>{300}));
+  placed.host = "h2";
+  placed.accel = "tcg";
+  EXPECT_EQ(store.samples_for(placed, "read.iops"), (std::vector<double>{200}));
+  EXPECT_EQ(store.samples_for(of_c1, "read.iops"), (std::vector<double>{100, 110, 300, 200}));
+
   auto of_run = store.samples_of_run(run_id);
   ASSERT_EQ(of_run.size(), 2u);
   EXPECT_EQ(of_run[0].run_id, run_id);

@@ -431,4 +431,8 @@ RunResult LibvirtRunner::run(const RunRequest& request) {
   return run_vm(backend_, context_, request);
 }
 
+RunPlace LibvirtRunner::place(const RunRequest& request) {
+  return place_of(backend_, request);
+}
+
 }  // namespace kbisect

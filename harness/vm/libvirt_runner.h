@@ -73,6 +73,7 @@ class LibvirtRunner : public Runner {
   // Connects and sweeps leftovers of earlier crashed runs (local URIs).
   LibvirtRunner(RunnerContext context, std::string uri);
   RunResult run(const RunRequest& request) override;
+  RunPlace place(const RunRequest& request) override;
 
  private:
   RunnerContext context_;

@@ -194,4 +194,8 @@ RunResult QemuRunner::run(const RunRequest& request) {
   return run_vm(backend_, context_, request);
 }
 
+RunPlace QemuRunner::place(const RunRequest& request) {
+  return place_of(backend_, request);
+}
+
 }  // namespace kbisect

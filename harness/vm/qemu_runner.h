@@ -36,6 +36,7 @@ class QemuRunner : public Runner {
   // Sweeps leftovers of earlier crashed runs first.
   explicit QemuRunner(RunnerContext context);
   RunResult run(const RunRequest& request) override;
+  RunPlace place(const RunRequest& request) override;
 
  private:
   RunnerContext context_;

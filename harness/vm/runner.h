@@ -57,10 +57,21 @@ struct RunResult {
   bool init_reached = false;  // the guest's init reported in: the boot ended
 };
 
+// Where a guest runs and under which accelerator. Samples compare only with samples taken at
+// the same place: TCG is many times slower than KVM, and two hosts are two machines.
+struct RunPlace {
+  std::string host;
+  std::string accel;
+  bool operator==(const RunPlace&) const = default;
+};
+
 class Runner {
  public:
   virtual ~Runner() = default;
   virtual RunResult run(const RunRequest& request) = 0;
+  // The place run(request) would run at, without running it (though choosing the accelerator
+  // may boot the kernel once: accel: auto probes KVM).
+  virtual RunPlace place(const RunRequest& request) = 0;
 };
 
 }  // namespace kbisect

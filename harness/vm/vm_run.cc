@@ -146,13 +146,17 @@ VmPlan probe_plan(const RunnerContext& context, const fs::path& kernel, const st
   return plan;
 }
 
-RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request) {
+RunPlace place_of(VmBackend& backend, const RunRequest& request) {
   if (request.scenario == nullptr) fail("internal error: run request without a scenario");
+  return {backend.host_name(), backend.accel_for(request.scenario->vm.accel, request.kernel_image)};
+}
+
+RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request) {
+  const RunPlace place = place_of(backend, request);
   const Scenario& scenario = *request.scenario;
   fs::path log_dir = request.log_dir.empty() ? context.workdir / "runs" : request.log_dir;
   fs::create_directories(log_dir);
 
-  const std::string accel = backend.accel_for(scenario.vm.accel, request.kernel_image);
   fs::path initrd = log_dir / "initramfs.cpio";
   // The per-run image is only a copy of cached parts.
   RemovedAtEnd remove_initrd(initrd);
@@ -161,10 +165,10 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
                       guest_run_for(scenario, request.variant), initrd);
 
   RunResult result;
-  result.host = backend.host_name();
+  result.host = place.host;
   result.image_seconds = std::chrono::duration<double>(Clock::now() - image_start).count();
   for (int attempt = 1; attempt <= 2; ++attempt) {
-    VmPlan plan = plan_for(context, request, accel, initrd, context.events);
+    VmPlan plan = plan_for(context, request, place.accel, initrd, context.events);
     result.console_log = new_console_log(log_dir);
     PhaseClock clock(scenario.vm);
     ConsoleWatch watch;
@@ -176,7 +180,7 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
     result.kdio_json = std::move(verdict.kdio_json);
     result.boot_seconds = clock.boot_seconds();
     result.workload_seconds = clock.workload_seconds();
-    result.accel = accel;
+    result.accel = place.accel;
     result.vm_started = ending.end != VmEnd::kStartFailed;
     result.init_reached = watch.init_reached();
     if (result.outcome != Outcome::kInfraError || attempt == 2) break;

@@ -107,6 +107,9 @@ class VmBackend {
 KvmProbe probe_kvm(VmBackend& backend, const RunnerContext& context,
                    const std::filesystem::path& kernel);
 
+// The backend's host, and the accelerator it chooses for the request's scenario and kernel.
+RunPlace place_of(VmBackend& backend, const RunRequest& request);
+
 // A whole run through a backend: plan, boot, classify, retry an infra-error once.
 RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
 

@@ -2,7 +2,7 @@
 # e2e: the whole pipeline — libgit2, kernel builds, QEMU boots, kdio in the guest, SQLite, the
 # statistics — on the small generated history (scripts/demo-history --small). The culprit must
 # be the planted commit, plain `git bisect run` with `kbisect run --git-bisect-run` must end at
-# it too, and no VM may be left behind.
+# it too (counting stored samples of the same accelerator only), and no VM may be left behind.
 # It shares the history, the build cache and the kernel work tree with tests/kernel
 # (SHARED_DIR), so its builds are incremental.
 #   bisect_small_history.sh KBISECT SOURCE_DIR WORK_DIR SHARED_DIR
@@ -70,6 +70,25 @@ fi
 # are stored, and it is judged on them without a boot.
 if ! grep -q "samples stored for this kernel image" "$work/git-bisect-run.out"; then
   echo "FAIL: git bisect run measured again every kernel the bisection had measured"
+  status=1
+fi
+# Samples of another accelerator do not count: with the samples of a commit's kernel image
+# marked as KVM's, `run --git-bisect-run` boots it (under TCG) instead of judging it on them.
+measured=$(sqlite3 "$work/e2e.db" "SELECT commit_id FROM samples WHERE commit_id NOT IN \
+  ('$good', '$bad') GROUP BY commit_id ORDER BY min(id) LIMIT 1")
+cp "$work/e2e.db" "$work/kvm.db"
+sqlite3 "$work/kvm.db" "UPDATE samples SET accel = 'kvm' WHERE build_id IN (SELECT id FROM \
+  builds WHERE image_sha256 = (SELECT image_sha256 FROM builds WHERE commit_id = '$measured' \
+  AND image_sha256 IS NOT NULL))"
+history bisect start --no-checkout "$bad" "$good" >/dev/null
+"$kbisect" --db "$work/kvm.db" run -c "$work/e2e.yaml" --commit "$measured" --samples 1 \
+  --git-bisect-run >"$work/kvm.out" 2>&1 || true
+history bisect reset >/dev/null 2>&1
+booted=$(sqlite3 "$work/kvm.db" "SELECT count(*) FROM samples WHERE commit_id = '$measured' \
+  AND accel = 'tcg'")
+if grep -q "samples stored for this kernel image" "$work/kvm.out" || [[ "$booted" != 1 ]]; then
+  echo "FAIL: run --git-bisect-run counted samples of another accelerator ($booted new):"
+  cat "$work/kvm.out"
   status=1
 fi
 if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then
