@@ -109,11 +109,11 @@ nlohmann::json run_result(const Scenario& scenario, const std::string& commit,
   return {{"commit", commit}, {"variants", variants}};
 }
 
-// Measures samples first + 1 to total of each variant, the variants in turn; stops at a build or
-// boot failure, which would only repeat.
+// Measures `count` samples of each variant, the variants in turn; stops at a build or boot
+// failure, which would only repeat.
 void measure_runs(CommandContext& context, CommitMeasurer& measurer, const std::string& commit,
-                  std::vector<VariantRuns>& runs, int first, int total, bool print_samples) {
-  for (int i = first; i < total; ++i) {
+                  std::vector<VariantRuns>& runs, int count, bool print_samples) {
+  for (int i = 0; i < count; ++i) {
     for (auto& variant_runs : runs) {
       throw_if_interrupted();
       const Variant* variant = variant_runs.variant;
@@ -121,7 +121,7 @@ void measure_runs(CommandContext& context, CommitMeasurer& measurer, const std::
       const bool ok = measured.outcome == Outcome::kOk;
       if (print_samples) {
         fmt::print("{}{} sample {}/{}: {}{}\n", commit.substr(0, 12),
-                   variant ? "@" + variant->name : "", i + 1, total, outcome_name(measured.outcome),
+                   variant ? "@" + variant->name : "", i + 1, count, outcome_name(measured.outcome),
                    ok ? fmt::format(" {} = {:.2f}", metric_key(context.scenario.metrics.front()),
                                     *measured.value)
                       : " (" + measured.detail + ")");
@@ -191,8 +191,7 @@ int run(const GlobalOptions& globals, const RunOptions& options) {
   }
   const int to_measure = std::max(0, samples - static_cast<int>(stored.size()));
   const bool json = context.events.mode() == Events::Mode::kJsonLines;
-  measure_runs(context, measurer, commit, runs, samples - to_measure, samples,
-               !options.git_bisect_run && !json);
+  measure_runs(context, measurer, commit, runs, to_measure, !options.git_bisect_run && !json);
   if (options.git_bisect_run) {
     return git_bisect_run_verdict(context, measurer, *endpoints, commit, runs.front().variant,
                                   stored, runs.front().measurements);
