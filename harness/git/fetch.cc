@@ -19,8 +19,9 @@ std::string fetch_branch(const std::filesystem::path& repo, const std::string& r
   options.timeout = timeout;
   // Unattended runs (systemd, cron) have nobody to type a password: fail instead of waiting.
   // The fetch has no terminal (run_process); nor may git or ssh open a graphical prompt on a
-  // desktop's DISPLAY.
-  options.extra_environment = {{"GIT_TERMINAL_PROMPT", "0"}, {"SSH_ASKPASS_REQUIRE", "never"}};
+  // desktop's DISPLAY. An empty GIT_ASKPASS keeps git from core.askPass and SSH_ASKPASS too.
+  options.extra_environment = {
+      {"GIT_TERMINAL_PROMPT", "0"}, {"GIT_ASKPASS", ""}, {"SSH_ASKPASS_REQUIRE", "never"}};
   // "--" ends the options: the remote and the refspec are never read as one.
   const std::vector<std::string> argv = {
       "git",   "-C",      repo.string(),
