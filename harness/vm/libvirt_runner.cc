@@ -403,6 +403,11 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
     }
   }
   if (virDomainIsActive(domain.get()) == 1) virDomainDestroy(domain.get());
+  // The state check can see the end before its event arrives: how it ended comes with that.
+  if (ending.end == VmEnd::kExited && interrupt_signal == 0 && !stop.stopped) {
+    pollfd event{stop.read_end.get(), POLLIN, 0};
+    ::poll(&event, 1, 2000);
+  }
   if (ending.end != VmEnd::kConsoleFlood) {
     reader.read_new(context_.max_console_bytes, on_line);
     reader.finish(on_line);
@@ -413,6 +418,11 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
               fmt::format("QEMU ended unexpectedly; libvirt's QEMU log of domain {} at {} "
                           "says why",
                           plan.name, uri_)};
+  }
+  // Destroyed from outside (virsh destroy): the guest's own poweroff or reboot is a shutdown.
+  if (ending.end == VmEnd::kExited && stop.how == VIR_DOMAIN_EVENT_STOPPED_DESTROYED) {
+    ending = {VmEnd::kQemuDied,
+              fmt::format("domain {} at {} was destroyed from outside kbisect", plan.name, uri_)};
   }
   if (interrupt_signal != 0) throw Interrupted(interrupt_signal);
   return ending;

@@ -1,7 +1,7 @@
 // The libvirt runner against a real guest kernel on qemu:///system (libvirtd started by the
 // `libvirt` test fixture): a short kdio job on ext4, on xfs and through a remote URI, a workdir
-// QEMU cannot reach, a kernel that panics, a guest that never reaches init, kbisect stopped
-// mid-run by a signal, and no kbisect domain left afterwards.
+// QEMU cannot reach, a kernel that panics, a guest that never reaches init, a domain destroyed
+// from outside, kbisect stopped mid-run by a signal, and no kbisect domain left afterwards.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -130,6 +130,29 @@ TEST_F(LibvirtRunnerTest, QemuKilledMidRunIsAnInfraError) {
   runner.join();
   EXPECT_EQ(outcome_name(result.outcome), std::string("infra-error")) << result.detail;
   EXPECT_NE(result.detail.find("QEMU died while the guest ran"), std::string::npos)
+      << result.detail;
+}
+
+// The domain destroyed by someone else (virsh destroy): not the guest's end, which libvirt
+// reports as a shutdown, but an infra error the runner retries once.
+TEST_F(LibvirtRunnerTest, DomainDestroyedFromOutsideIsAnInfraError) {
+  Scenario scenario = hanging_init_scenario(dir_, 120);
+  RunResult result;
+  std::thread runner([&] { result = run(scenario); });
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    fs::path log = dir_ / "logs" / fmt::format("console-{}.log", attempt);
+    int waited = 0;
+    while (read_file_if_present(log).value_or("").find("as init process") == std::string::npos &&
+           ++waited < 1200) {
+      ::usleep(100000);
+    }
+    EXPECT_LT(waited, 1200) << "attempt " << attempt << " did not start its guest";
+    for (const std::string& name : kbisect_domains())
+      run_process({"virsh", "-c", kUri, "destroy", name});
+  }
+  runner.join();
+  EXPECT_EQ(outcome_name(result.outcome), std::string("infra-error")) << result.detail;
+  EXPECT_NE(result.detail.find("was destroyed from outside kbisect"), std::string::npos)
       << result.detail;
 }
 
