@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <functional>
 #include <thread>
 
 #include "common/file.h"
@@ -48,6 +49,26 @@ class LibvirtRunnerTest : public VmRunnerTest {
   RunResult run(Scenario& scenario) {
     LibvirtRunner runner(test_context(dir_), kUri);
     return VmRunnerTest::run(runner, scenario);
+  }
+
+  // Runs a guest that hangs after init and ends each of the runner's two attempts with `end`
+  // once its init runs; the run's result.
+  RunResult run_ending_each_attempt(const std::function<void()>& end) {
+    Scenario scenario = hanging_init_scenario(dir_, 120);
+    RunResult result;
+    std::thread runner([&] { result = run(scenario); });
+    for (int attempt = 1; attempt <= 2; ++attempt) {
+      fs::path log = dir_ / "logs" / fmt::format("console-{}.log", attempt);
+      int waited = 0;
+      while (read_file_if_present(log).value_or("").find("as init process") == std::string::npos &&
+             ++waited < 1200) {
+        ::usleep(100000);
+      }
+      EXPECT_LT(waited, 1200) << "attempt " << attempt << " did not start its guest";
+      end();
+    }
+    runner.join();
+    return result;
   }
 };
 
@@ -113,21 +134,10 @@ TEST_F(LibvirtRunnerTest, HangBeforeInitIsBootFailedAtTheDeadline) {
 // QEMU killed while the guest runs (as by an emulated device's assertion or the host's OOM
 // killer): an infra error the runner retries once, not a kernel that failed to boot.
 TEST_F(LibvirtRunnerTest, QemuKilledMidRunIsAnInfraError) {
-  Scenario scenario = hanging_init_scenario(dir_, 120);
-  RunResult result;
-  std::thread runner([&] { result = run(scenario); });
-  for (int attempt = 1; attempt <= 2; ++attempt) {
-    fs::path log = dir_ / "logs" / fmt::format("console-{}.log", attempt);
-    int waited = 0;
-    while (read_file_if_present(log).value_or("").find("as init process") == std::string::npos &&
-           ++waited < 1200) {
-      ::usleep(100000);
-    }
-    EXPECT_LT(waited, 1200) << "attempt " << attempt << " did not start its guest";
+  RunResult result = run_ending_each_attempt([] {
     run_process(
         {"pkill", "-KILL", "-f", "--", fmt::format("qemu-system.*kbisect-{}-", ::getpid())});
-  }
-  runner.join();
+  });
   EXPECT_EQ(outcome_name(result.outcome), std::string("infra-error")) << result.detail;
   EXPECT_NE(result.detail.find("QEMU died while the guest ran"), std::string::npos)
       << result.detail;
@@ -136,21 +146,11 @@ TEST_F(LibvirtRunnerTest, QemuKilledMidRunIsAnInfraError) {
 // The domain destroyed by someone else (virsh destroy): not the guest's end, which libvirt
 // reports as a shutdown, but an infra error the runner retries once.
 TEST_F(LibvirtRunnerTest, DomainDestroyedFromOutsideIsAnInfraError) {
-  Scenario scenario = hanging_init_scenario(dir_, 120);
-  RunResult result;
-  std::thread runner([&] { result = run(scenario); });
-  for (int attempt = 1; attempt <= 2; ++attempt) {
-    fs::path log = dir_ / "logs" / fmt::format("console-{}.log", attempt);
-    int waited = 0;
-    while (read_file_if_present(log).value_or("").find("as init process") == std::string::npos &&
-           ++waited < 1200) {
-      ::usleep(100000);
-    }
-    EXPECT_LT(waited, 1200) << "attempt " << attempt << " did not start its guest";
-    for (const std::string& name : kbisect_domains())
+  RunResult result = run_ending_each_attempt([] {
+    for (const std::string& name : kbisect_domains()) {
       run_process({"virsh", "-c", kUri, "destroy", name});
-  }
-  runner.join();
+    }
+  });
   EXPECT_EQ(outcome_name(result.outcome), std::string("infra-error")) << result.detail;
   EXPECT_NE(result.detail.find("was destroyed from outside kbisect"), std::string::npos)
       << result.detail;
