@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common/local_process.h"
+#include "common/shell_quote.h"
 
 namespace kbisect {
 std::string describe_holder(const LockHolder& holder) {
@@ -21,12 +22,25 @@ nlohmann::json holder_json(const LockHolder& holder) {
   return {{"pid", holder.pid}, {"host", holder.host}, {"acquired_at", holder.acquired_at}};
 }
 
+namespace {
+
+// The command that removes the lock, to paste into a shell: the path and the name may hold
+// blanks or quotes.
+std::string unlock_command(const std::string& name, const std::string& database) {
+  std::string literal;
+  for (char c : name) literal += c == '\'' ? std::string("''") : std::string(1, c);
+  return shell_command(
+      {"sqlite3", database, fmt::format("DELETE FROM locks WHERE name = '{}'", literal)});
+}
+
+}  // namespace
+
 LockHeld::LockHeld(const std::string& name, const std::string& database, LockHolder holder)
     : Error(fmt::format(
           "lock '{}' in {} is held by {}; wait for it to finish. If that process is not the "
           "holder any more (its pid was reused, or it ran on another host that is gone), "
-          "remove the lock: sqlite3 {} \"DELETE FROM locks WHERE name = '{}'\"",
-          name, database, describe_holder(holder), database, name)),
+          "remove the lock: {}",
+          name, database, describe_holder(holder), unlock_command(name, database))),
       holder_(std::move(holder)) {}
 
 StoreLock::StoreLock(Store& store, std::string name) : store_(store), name_(std::move(name)) {

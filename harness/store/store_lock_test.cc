@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "common/local_process.h"
+#include "common/process.h"
 #include "common/temp_dir.h"
 #include "store/sqlite.h"
 
@@ -90,6 +91,26 @@ TEST_F(StoreLockTest, ReleasedWhenAnErrorUnwindsTheScope) {
   StoreLock again(store, "nightly:demo");  // free again
 }
 
+// The advice's command works as pasted, with a blank in the path and a quote in the name.
+TEST_F(StoreLockTest, TheCommandThatRemovesALockWorksAsPrinted) {
+  db_path_ = dir_ / "nightly results.db";
+  const std::string name = "nightly:it's";
+  auto [child, release] = hold_in_child(db_path_, name);
+  Store store(db_path_);
+  std::string command;
+  try {
+    StoreLock lock(store, name);
+    ADD_FAILURE() << "took a lock that a live process holds";
+  } catch (const LockHeld& held) {
+    const std::string message = held.what();
+    command = message.substr(message.find("remove the lock: ") + 17);
+  }
+  run_process({"bash", "-c", command});
+  EXPECT_EQ(row(name), "") << command;
+  close(release);
+  wait_for(child);
+}
+
 TEST_F(StoreLockTest, ASecondTakerIsRefusedWhileALiveProcessHoldsIt) {
   auto [child, release] = hold_in_child(db_path_, "nightly:demo");
   Store store(db_path_);
@@ -99,7 +120,7 @@ TEST_F(StoreLockTest, ASecondTakerIsRefusedWhileALiveProcessHoldsIt) {
   } catch (const LockHeld& held) {
     EXPECT_EQ(held.holder().pid, child);
     EXPECT_THAT(held.what(), HasSubstr(fmt::format("held by process {} (", child)));
-    EXPECT_THAT(held.what(), HasSubstr("DELETE FROM locks WHERE name = 'nightly:demo'"));
+    EXPECT_THAT(held.what(), HasSubstr("DELETE FROM locks WHERE name = '\\''nightly:demo'"));
   }
   StoreLock other(store, "nightly:other");  // another name is another lock
   close(release);
