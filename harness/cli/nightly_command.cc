@@ -75,12 +75,19 @@ Baseline choose_baseline(Store& store, const Repository& repo, const Scenario& s
   if (!options.baseline.empty()) {
     return {options.baseline, repo.resolve(options.baseline), "--baseline"};
   }
-  const std::string metric = metric_key(scenario.metrics.front());
-  if (auto stored = store.baseline(scenario.name, spec.variant, metric)) {
+  if (auto stored = store.baseline(scenario.name, spec.variant)) {
     std::string by = stored->session_id ? fmt::format(" by nightly session {}", *stored->session_id)
                                         : std::string();
-    return {stored->commit, repo.resolve(stored->commit),
-            fmt::format("the stored baseline, set{} at {}", by, stored->updated_at)};
+    const std::string source =
+        fmt::format("the stored baseline, set{} at {}", by, stored->updated_at);
+    try {
+      return {stored->commit, repo.resolve(stored->commit), source};
+    } catch (const Error&) {
+      fail(
+          "{} {} is not in {} (was its history rewritten?): run once with --baseline REF, a "
+          "commit known to be good",
+          source, stored->commit.substr(0, 12), repo.path().string());
+    }
   }
   if (!spec.baseline.empty()) {
     return {spec.baseline, repo.resolve(spec.baseline), "nightly.baseline"};

@@ -574,17 +574,17 @@ void Store::set_baseline(const BaselineRecord& baseline) {
 }
 
 std::optional<BaselineRecord> Store::baseline(const std::string& scenario,
-                                              const std::string& variant,
-                                              const std::string& metric) {
+                                              const std::string& variant) {
   Statement query(db(),
-                  "SELECT commit_id, config_hash, median, spread, samples, session_id, updated_at "
-                  "FROM baselines WHERE scenario = ?1 AND variant = ?2 AND metric = ?3");
-  query.bind(scenario, variant, metric);
+                  "SELECT commit_id, config_hash, median, spread, samples, session_id, updated_at, "
+                  "metric FROM baselines WHERE scenario = ?1 AND variant = ?2 "
+                  "ORDER BY updated_at DESC, metric LIMIT 1");
+  query.bind(scenario, variant);
   if (!query.step()) return std::nullopt;
   BaselineRecord baseline;
   baseline.scenario = scenario;
   baseline.variant = variant;
-  baseline.metric = metric;
+  baseline.metric = query.text(7);
   baseline.commit = query.text(0);
   baseline.config_hash = query.text(1);
   baseline.median = query.real(2);

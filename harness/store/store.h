@@ -79,8 +79,9 @@ class Store {
   std::vector<UnjournaledRun> unjournaled_runs(int64_t session_id, const std::string& metric_key);
 
   void set_baseline(const BaselineRecord& baseline);
-  std::optional<BaselineRecord> baseline(const std::string& scenario, const std::string& variant,
-                                         const std::string& metric);
+  // The baseline stored last for the scenario and variant, under whichever metric: a nightly
+  // stores its first metric's, and metrics reordered in the config must not lose it.
+  std::optional<BaselineRecord> baseline(const std::string& scenario, const std::string& variant);
 
   // A named lock between processes (e.g. "nightly:<scenario>"), taken in one transaction. A
   // lock held by a process of this host that no longer exists (or is a zombie, or whose pid

@@ -577,11 +577,26 @@ TEST_F(StoreTest, BaselinesAreReplaced) {
   baseline.commit = "c2";
   baseline.median = 90;
   store.set_baseline(baseline);
-  auto read = store.baseline("demo", "", "read.iops");
+  auto read = store.baseline("demo", "");
   ASSERT_TRUE(read);
   EXPECT_EQ(read->commit, "c2");
   EXPECT_EQ(read->median, 90);
-  EXPECT_FALSE(store.baseline("demo", "", "write.iops"));
+  EXPECT_EQ(read->metric, "read.iops");
+  EXPECT_FALSE(store.baseline("demo", "other-variant"));
+  EXPECT_FALSE(store.baseline("other", ""));
+}
+
+// The scenario's metrics reordered: the last baseline stored is found under its old metric.
+TEST_F(StoreTest, TheLastBaselineIsFoundUnderWhicheverMetricItWasStored) {
+  Store store(db_path_);
+  BaselineRecord baseline{.scenario = "demo", .metric = "read.iops", .commit = "c1"};
+  store.set_baseline(baseline);
+  ::usleep(2000);  // updated_at counts milliseconds
+  baseline.metric = "read.clat_ns.mean";
+  baseline.commit = "c2";
+  store.set_baseline(baseline);
+  EXPECT_EQ(store.baseline("demo", "")->commit, "c2");
+  EXPECT_EQ(store.baseline("demo", "")->metric, "read.clat_ns.mean");
 }
 
 // Runs `body` in a forked child with its own connection; returns its exit status.

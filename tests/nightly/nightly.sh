@@ -315,4 +315,22 @@ expect_status 1 "a --baseline that does not resolve"
   fail "an unresolvable --baseline stored no aborted session"
 [[ $(query "select count(*) from locks") == 0 ]] || fail "a failed start kept the lock"
 
+# 9. The stored baseline is the scenario's whatever the order of its metrics; one that a
+#    history rewrite took away says to give --baseline.
+sed -e 's/^metrics: .*/metrics: [{name: read.clat_ns.mean, better: lower}, {name: read.iops, better: higher}]/' \
+  -e 's/, baseline: [0-9a-f]*}/}/' "$work/sim-nightly.yaml" >"$work/reordered.yaml"
+sed -i 's/^name: .*/name: sim-nightly/' "$work/reordered.yaml"
+nightly reordered --json
+expect_status 0 "metrics reordered"
+grep -q "the stored baseline" "$work/err" "$work/out" ||
+  fail "metrics reordered: the stored baseline was not used: $(cat "$work/out" "$work/err")"
+db_before=$db db="$work/rewritten.db"
+cp "$db_before" "$db"
+sqlite3 "$db" "UPDATE baselines SET commit_id = '$(printf '1%.0s' {1..40})'"
+nightly sim-nightly
+expect_status 1 "a stored baseline that is not in the repository"
+grep -q "is not in .* (was its history rewritten?): run once with --baseline REF" "$work/err" ||
+  fail "a stored baseline that is not in the repository: $(cat "$work/err")"
+db=$db_before
+
 echo "PASS"
