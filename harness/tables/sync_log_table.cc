@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "bisect/statistics.h"
-#include "common/error.h"
 
 namespace kbisect {
 namespace {
@@ -19,24 +18,17 @@ struct JobLog {
   std::vector<double> ended;
 };
 
-const json& lat_log(const json& job) {
-  const json* log = nullptr;
+// The job's sync.lat_log; none for a job without sync_lat_log=1 (a reader beside the writers).
+const json* lat_log(const json& job) {
   if (auto sync = job.find("sync"); sync != job.end()) {
-    if (auto found = sync->find("lat_log"); found != sync->end()) log = &*found;
+    if (auto found = sync->find("lat_log"); found != sync->end()) return &*found;
   }
-  if (log == nullptr) {
-    fail(
-        "job '{}' of kdio's output has no sync.lat_log, which the sync-log table needs; add "
-        "sync_lat_log=1 to the job file",
-        job_name(job));
-  }
-  return *log;
+  return nullptr;
 }
 
 // One job's log, or none when an entry is not a pair of numbers: leaving only that entry out
 // would shift the iterations after it.
-std::optional<JobLog> job_log(const json& job) {
-  const json& log = lat_log(job);
+std::optional<JobLog> job_log(const json& log) {
   if (!log.is_array()) return std::nullopt;
   JobLog out;
   for (const json& entry : log) {
@@ -81,17 +73,22 @@ std::optional<double> median_at(const std::vector<std::vector<double>>& lists, s
 struct SideLogs {
   std::vector<std::vector<std::vector<double>>> latencies;
   std::vector<std::vector<double>> last_ended;
-  size_t rows = 0;  // the most iterations of any job in any sample
+  std::vector<bool> logged;  // by job: some sample has its sync.lat_log
+  size_t rows = 0;           // the most iterations of any job in any sample
 };
 
 SideLogs collect_logs(const SampleSet& set, size_t jobs) {
   SideLogs logs;
   logs.latencies.resize(jobs);
   logs.last_ended.resize(jobs);
+  logs.logged.resize(jobs);
   for (const json& sample : set.samples) {
     const json& entries = sample.at("jobs");
     for (size_t j = 0; j < jobs && j < entries.size(); ++j) {
-      std::optional<JobLog> log = job_log(entries[j]);
+      const json* entry = lat_log(entries[j]);
+      if (entry == nullptr) continue;
+      logs.logged[j] = true;
+      std::optional<JobLog> log = job_log(*entry);
       if (!log) continue;
       logs.rows = std::max(logs.rows, log->latency.size());
       logs.latencies[j].push_back(std::move(log->latency));
@@ -103,6 +100,7 @@ SideLogs collect_logs(const SampleSet& set, size_t jobs) {
 
 // When the job's last fsync ended; "-" when no sample's log of it reads.
 std::string end_text(const SideLogs& logs, size_t job) {
+  if (!logs.logged[job]) return "no sync_lat_log";
   if (logs.latencies[job].empty()) return "-";
   if (logs.last_ended[job].empty()) return "no fsync";
   return fmt::format("at {:.3f} s", median(logs.last_ended[job]));
@@ -117,13 +115,15 @@ std::string table_row(const std::vector<std::string>& cells) {
   return line + "\n";
 }
 
-std::string side_table(const SampleSet& set) {
+// The side's table; `logged` becomes true when one of its jobs has a log.
+std::string side_table(const SampleSet& set, bool& logged) {
   std::string counted =
       set.samples.size() > 1 ? fmt::format(" (median of {} samples)", set.samples.size()) : "";
   std::string out = fmt::format("=== {}{} ===\n", set_name(set), counted);
   if (set.samples.empty()) return out + "  no samples\n";
   std::vector<std::string> names = column_names(set.samples.front());
   SideLogs logs = collect_logs(set, names.size());
+  logged = logged || std::find(logs.logged.begin(), logs.logged.end(), true) != logs.logged.end();
   std::vector<std::string> header = {"#"};
   header.insert(header.end(), names.begin(), names.end());
   out += table_row(header);
@@ -145,7 +145,9 @@ std::string side_table(const SampleSet& set) {
 
 std::string sync_log_table(const std::vector<SampleSet>& sets) {
   std::string out = "fsync time (s) of each iteration, per job; end: when its last fsync ended\n";
-  for (const SampleSet& set : sets) out += side_table(set) + "\n";
+  bool logged = false;
+  for (const SampleSet& set : sets) out += side_table(set, logged) + "\n";
+  if (!logged) out += "no job logs its fsyncs: add sync_lat_log=1 to the job file\n";
   return out;
 }
 
