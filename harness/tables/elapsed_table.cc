@@ -28,18 +28,18 @@ std::string elapsed_table(const std::vector<SampleSet>& sets) {
   bool several_sides = std::any_of(sets.begin(), sets.end(), [&](const SampleSet& set) {
     return set.side != sets.front().side;
   });
+  auto label = [&](const SampleSet& set) {
+    std::string text = set.variant.empty() ? "(default)" : set.variant;
+    return several_sides ? text + " / " + set.side : text;
+  };
   const std::string heading = several_sides ? "variant / side" : "variant";
   size_t width = heading.size();
-  for (const auto& set : sets) {
-    width = std::max(width, set.variant.size() + (several_sides ? set.side.size() + 3 : 0));
-  }
+  for (const auto& set : sets) width = std::max(width, label(set).size());
   std::string out = fmt::format("{:<{}}", heading, width);
   for (const auto& [id, group] : groups) out += fmt::format(" {:>10}", group_name(group));
   out += "\n";
   for (const SampleSet& set : sets) {
-    std::string row = set.variant.empty() ? "(default)" : set.variant;
-    if (several_sides) row += " / " + set.side;
-    out += fmt::format("{:<{}}", row, width);
+    out += fmt::format("{:<{}}", label(set), width);
     for (const auto& [id, group] : groups) {
       double seconds = median_over(
           set, [id = id](const nlohmann::json& sample) { return elapsed_seconds(sample, id); });

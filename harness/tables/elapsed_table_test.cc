@@ -38,6 +38,15 @@ TEST(ElapsedTable, OneLinePerVariantOneColumnPerGroup) {
             "elapsed: the longest job of each reporting group\n");
 }
 
+TEST(ElapsedTable, TheDefaultVariantsRowLinesUpWithItsHeading) {
+  StoredSamples stored;
+  std::vector<SampleSet> sets = {stored.set("v6.1", "", {phases(1, 920, 1490)})};
+  EXPECT_EQ(elapsed_table(sets),
+            "variant         read      write\n"
+            "(default)      0.92s      1.49s\n"
+            "elapsed: the longest job of each reporting group\n");
+}
+
 TEST(ElapsedTable, SidesAndMediansWhenThereAreSeveral) {
   StoredSamples stored;
   std::vector<SampleSet> sets = {
