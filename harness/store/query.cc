@@ -143,18 +143,19 @@ constexpr NamedQuery kNamedQueries[] = {
      "SELECT s.id, s.commit_id, s.variant, s.host, s.accel, s.session_id, s.run_id, "
      "s.boot_seconds, (SELECT json_group_object(m.metric, m.value) FROM sample_metrics m "
      "WHERE m.sample_id = s.id) AS metrics, s.created_at FROM samples s "
-     "WHERE substr(s.commit_id, 1, length(?1)) = ?1 ORDER BY s.id",
-     "SELECT 1 FROM samples WHERE substr(commit_id, 1, length(?1)) = ?1 LIMIT 1",
+     "WHERE substr(s.commit_id, 1, length(?1)) = lower(?1) ORDER BY s.id",
+     "SELECT 1 FROM samples WHERE substr(commit_id, 1, length(?1)) = lower(?1) LIMIT 1",
      "SELECT count(DISTINCT commit_id) FROM samples",
      "no sample of a commit whose id starts with '{0}': give a commit id or its prefix (a tag or "
      "branch is not resolved here); the database holds samples of {1} commits, which kbisect "
      "query 'history METRIC' lists"},
+    // Samples of two hosts or accelerators do not compare: each is a row of its own.
     {"history", "METRIC",
-     "SELECT s.commit_id, s.variant, substr(s.config_hash, 1, 12) AS config, COUNT(*) AS n, "
-     "AVG(m.value) AS mean, MIN(m.value) AS min, MAX(m.value) AS max, "
+     "SELECT s.commit_id, s.variant, substr(s.config_hash, 1, 12) AS config, s.host, s.accel, "
+     "COUNT(*) AS n, AVG(m.value) AS mean, MIN(m.value) AS min, MAX(m.value) AS max, "
      "MIN(s.created_at) AS first_sample FROM samples s JOIN sample_metrics m "
      "ON m.sample_id = s.id WHERE m.metric = ?1 "
-     "GROUP BY s.commit_id, s.variant, s.config_hash ORDER BY MIN(s.id)",
+     "GROUP BY s.commit_id, s.variant, s.config_hash, s.host, s.accel ORDER BY MIN(s.id)",
      "SELECT 1 FROM sample_metrics WHERE metric = ?1 LIMIT 1",
      "SELECT coalesce(group_concat(metric, ', '), 'none') FROM "
      "(SELECT DISTINCT metric FROM sample_metrics ORDER BY metric)",

@@ -162,6 +162,7 @@ TEST_F(QueryTest, NamedQueries) {
 
   auto samples = nlohmann::json::parse(query("samples aaaa", QueryFormat::kJson));
   ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(query("samples AAAA1", QueryFormat::kJson)).size(), 2u);
   EXPECT_EQ(nlohmann::json::parse(samples[1]["metrics"].get<std::string>())["read.iops"], 110.0);
 
   auto history = nlohmann::json::parse(query("  history   read.iops ", QueryFormat::kJson));
@@ -170,6 +171,21 @@ TEST_F(QueryTest, NamedQueries) {
   EXPECT_EQ(history[0]["n"], 2);
   EXPECT_EQ(history[0]["mean"], 105.0);
   EXPECT_EQ(history[1]["max"], 50.5);
+}
+
+TEST_F(QueryTest, HistoryKeepsEachHostAndAcceleratorApart) {
+  {
+    Store store(db_);
+    SampleRecord sample{.commit = "aaaa111", .config_hash = "cfg", .accel = "kvm"};
+    sample.kdio_json = "{}";
+    sample.metrics["read.iops"] = 900;
+    store.insert_run(RunRecord{.commit = "aaaa111"}, {sample});
+  }
+  auto history = nlohmann::json::parse(query("history read.iops", QueryFormat::kJson));
+  ASSERT_EQ(history.size(), 3u);
+  EXPECT_EQ(history[0]["mean"], 105.0);
+  EXPECT_EQ(history[2]["accel"], "kvm");
+  EXPECT_EQ(history[2]["mean"], 900.0);
 }
 
 // As `log` and `report`: a nightly's steps are those of the bisection it ran.
