@@ -180,11 +180,11 @@ struct LockAttempt {
   std::optional<LockHolder> holder;
 };
 
-// Which samples to read: exactly one of commit, tree_id, image_sha256 (identical kernel
-// images are the same kernel), always with config_hash and variant.
+// Which samples to read: of a commit, or of a kernel image (identical images are the same
+// kernel; a tree is not, since the compiler is no part of config_hash), always with
+// config_hash and variant.
 struct SampleFilter {
   std::string commit;
-  std::string tree_id;
   std::string image_sha256;
   std::string config_hash;
   std::string variant;

@@ -237,13 +237,6 @@ int64_t Store::insert_run(const RunRecord& run, const std::vector<SampleRecord>&
   return run_id;
 }
 
-int64_t Store::insert_sample(const SampleRecord& sample) {
-  Transaction transaction(db());
-  int64_t id = insert_sample_row(sample);
-  transaction.commit();
-  return id;
-}
-
 int64_t Store::insert_sample_row(const SampleRecord& sample) {
   Statement insert(db(),
                    "INSERT INTO samples (run_id, session_id, commit_id, tree_id, build_id, "
@@ -327,12 +320,11 @@ std::vector<SampleMetrics> Store::sample_metrics_of_session(int64_t session_id) 
 }
 
 std::vector<double> Store::samples_for(const SampleFilter& filter, const std::string& metric) {
-  int keys = !filter.commit.empty() + !filter.tree_id.empty() + !filter.image_sha256.empty();
-  if (keys != 1)
-    fail("internal error: samples_for needs exactly one of commit, tree_id, image_sha256");
-  const char* match = !filter.commit.empty() ? "s.commit_id = ?4"
-                      : !filter.tree_id.empty()
-                          ? "s.tree_id = ?4"
+  if (filter.commit.empty() == filter.image_sha256.empty()) {
+    fail("internal error: samples_for needs one of commit and image_sha256");
+  }
+  const char* match = !filter.commit.empty()
+                          ? "s.commit_id = ?4"
                           : "s.build_id IN (SELECT id FROM builds WHERE image_sha256 = ?4)";
   Statement query(db(), fmt::format("SELECT m.value FROM samples s JOIN sample_metrics m "
                                     "ON m.sample_id = s.id WHERE s.config_hash = ?1 AND "
@@ -341,9 +333,8 @@ std::vector<double> Store::samples_for(const SampleFilter& filter, const std::st
                                     "(?6 = '' OR s.host = ?6) AND (?7 = '' OR s.accel = ?7) "
                                     "ORDER BY s.id",
                                     match));
-  query.bind(filter.config_hash, filter.variant, metric,
-             filter.commit + filter.tree_id + filter.image_sha256, filter.session_id, filter.host,
-             filter.accel);
+  query.bind(filter.config_hash, filter.variant, metric, filter.commit + filter.image_sha256,
+             filter.session_id, filter.host, filter.accel);
   std::vector<double> values;
   while (query.step()) values.push_back(query.real(0));
   return values;

@@ -47,8 +47,6 @@ class Store {
 
   // The run and its samples (their run_id is filled in) in one transaction.
   int64_t insert_run(const RunRecord& run, const std::vector<SampleRecord>& samples = {});
-  // One sample of an existing run with its metrics, in one transaction.
-  int64_t insert_sample(const SampleRecord& sample);
   std::vector<RunRecord> runs_of_session(int64_t session_id);  // oldest first
   std::vector<SampleRecord> samples_of_run(int64_t run_id);    // oldest first
   // Every sample of a session that has metrics, with them, oldest first.
