@@ -221,11 +221,15 @@ Direction Worker::next_direction() {
     case Pattern::kRandWrite:
       return Direction::kWrite;
     default:
-      return rate_limit_.sooner(rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent)
-                                    ? Direction::kRead
-                                    : Direction::kWrite,
-                                now_ns());
+      break;
   }
+  const Direction drawn = rng_.below(100) < static_cast<uint64_t>(job_.rwmix_read_percent)
+                              ? Direction::kRead
+                              : Direction::kWrite;
+  // As fio's rate_ddir(): never to a direction whose share is 0% (rwmixread=100 must not
+  // write, whatever a rate makes wait).
+  const bool both_shares = job_.rwmix_read_percent > 0 && job_.rwmix_read_percent < 100;
+  return both_shares ? rate_limit_.sooner(drawn, now_ns()) : drawn;
 }
 
 // fio's rate_ddir(): an I/O that is due goes; one that must wait does not wait past the run

@@ -725,6 +725,25 @@ TEST_F(WorkerTest, MixedIoMeetsTheRateOfEachDirection) {
   EXPECT_GE(r.dir[0].total_ios, 3 * r.dir[1].total_ios);
 }
 
+// A direction with a 0% share is never turned to, whatever the rate makes wait: a mixed job
+// meant to read only wrote as much as it read (on a device, over its data).
+TEST_F(WorkerTest, ARateNeverTurnsToADirectionWithoutAShare) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandReadWrite, kMiB, 4096);
+  job.time_based = true;
+  job.runtime_ns = 300'000'000;
+  job.rwmix_read_percent = 100;
+  job.rate_iops[0] = 100;
+  JobResult r = run(job);
+  EXPECT_GE(r.dir[0].total_ios, 1u);
+  EXPECT_EQ(r.dir[1].total_ios, 0u);
+  job.rwmix_read_percent = 0;
+  job.rate_iops[0] = 0;
+  job.rate_iops[1] = 100;
+  r = run(job);
+  EXPECT_GE(r.dir[1].total_ios, 1u);
+  EXPECT_EQ(r.dir[0].total_ios, 0u);
+}
+
 TEST_F(WorkerTest, RampTimeIsNotMeasured) {
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
   job.time_based = true;
