@@ -42,6 +42,7 @@ class IoUringEngine final : public IoEngine {
  public:
   IoUringEngine(const Job& job, std::span<const int> fds, std::span<IoUnit> units)
       : fds_(fds.begin(), fds.end()),
+        sq_thread_(job.sqthread_poll),
         fixed_files_(job.registerfiles),
         fixed_bufs_(job.fixedbufs),
         cqes_(static_cast<size_t>(job.iodepth)) {
@@ -80,6 +81,21 @@ class IoUringEngine final : public IoEngine {
       }
     }
   }
+  // Closing a ring does not wait for its I/O: the kernel would go on reading into buffers the
+  // worker frees next, when a job fails with I/O in flight. Waits for it, as libaio's
+  // io_destroy() does.
+  ~IoUringEngine() override {
+    if (staged_ > 0) io_uring_submit(ring_.get());
+    while (in_flight_ > 0) {
+      io_uring_cqe* cqe = nullptr;
+      const int ret = io_uring_wait_cqe(ring_.get(), &cqe);
+      if (ret == -EINTR || ret == -EAGAIN) continue;
+      if (ret < 0) break;
+      io_uring_cqe_seen(ring_.get(), cqe);
+      --in_flight_;
+    }
+  }
+
   bool synchronous() const override { return false; }
   bool queues_syncs() const override { return true; }
   void transfer(IoUnit&) override { run_fail("internal: transfer() on io_uring"); }
@@ -106,6 +122,7 @@ class IoUringEngine final : public IoEngine {
     if (fixed_files_) sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data(sqe, &unit);
     ++staged_;
+    ++in_flight_;
   }
 
   int commit() override {
@@ -114,7 +131,9 @@ class IoUringEngine final : public IoEngine {
       int ret = io_uring_submit(ring_.get());
       if (ret == -EAGAIN || ret == -EINTR) continue;
       if (ret < 0) run_fail_errno(-ret, "io_uring submit failed: {}", std::strerror(-ret));
-      staged_ -= ret;
+      // With SQPOLL the return counts every entry the SQ thread has not taken yet, earlier
+      // calls' too; one call hands it all that is staged.
+      staged_ = sq_thread_ ? 0 : staged_ - ret;
     }
     return n;
   }
@@ -150,15 +169,18 @@ class IoUringEngine final : public IoEngine {
       done[i] = unit;
     }
     io_uring_cq_advance(ring_.get(), n);
+    in_flight_ -= static_cast<int>(n);
     return static_cast<int>(n);
   }
 
   Ring ring_;  // first, so that it goes last
   std::vector<int> fds_;
+  bool sq_thread_;
   bool fixed_files_;
   bool fixed_bufs_;
   std::vector<io_uring_cqe*> cqes_;
   int staged_ = 0;
+  int in_flight_ = 0;  // queued and not yet reaped
 };
 
 }  // namespace

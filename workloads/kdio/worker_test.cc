@@ -397,6 +397,18 @@ TEST_F(WorkerTest, IoUringMixedWithFixedBuffersAndFiles) {
   EXPECT_EQ(r.dir[0].slat.samples, r.dir[0].total_ios);
 }
 
+// An SQPOLL ring's io_uring_submit() counts the entries its thread has not taken yet, earlier
+// calls' too: counted as this call's, the last entries were never handed over, and the job
+// waited for them for ever.
+TEST_F(WorkerTest, IoUringWithAnSqThreadDoesEveryIo) {
+  Job job = make_job(Engine::kIoUring, Pattern::kRandRead, 2 * kMiB, 4096);
+  job.iodepth = 8;
+  job.sqthread_poll = true;
+  JobResult r = run(job);
+  EXPECT_EQ(r.error, 0) << r.error_message;
+  EXPECT_EQ(r.dir[0].total_ios, 512u);
+}
+
 // fio's io_uring engine sends its syncs through the ring (IORING_OP_FSYNC, with the writes still
 // in flight), end_fsync too: no fsync(2) or fdatasync(2), which fail here (kdio drained the ring
 // and called fsync(2)). One sync after every 3rd write but the last: fio 3.33 sends more while
