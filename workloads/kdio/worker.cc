@@ -238,6 +238,12 @@ Direction Worker::next_direction() {
 bool Worker::wait_for_rate(Direction dir) {
   const uint64_t when = rate_limit_.start_ns(dir);
   if (when <= now_ns()) return true;
+  // As fio's io_u_quiesce() before its sleep: the I/Os in flight are reaped first, or their
+  // completion times would take in the wait (iodepth=8 rate_iops=200: 35 ms, fio 0.25 ms).
+  if (!engine_->synchronous()) {
+    submit_staged();
+    drain();
+  }
   sleep_until_ns(std::min(when, deadline_ns_), [this] { return stopped(); });
   return now_ns() < deadline_ns_;
 }
