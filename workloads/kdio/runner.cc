@@ -14,6 +14,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "cgroup.h"
@@ -93,15 +94,26 @@ void run_wave(const std::vector<Job>& jobs, const std::vector<size_t>& wave, Sha
   Shared& shared = memory.shared();
   shared.ready.store(0);
   int wave_size = static_cast<int>(wave.size());
-  auto wait_for_start = [&shared, wave_size] {
-    int arrived = shared.ready.fetch_add(1) + 1;
-    if (arrived >= wave_size) {
-      wake_all(shared.ready);
-      return;
-    }
+  // True for the last to arrive, which starts them all.
+  auto arrive = [&shared, wave_size] {
+    if (shared.ready.fetch_add(1) + 1 < wave_size) return false;
+    wake_all(shared.ready);
+    return true;
+  };
+  auto wait_for_start = [&shared, wave_size, arrive] {
+    if (arrive()) return;
+    int arrived;
     while ((arrived = shared.ready.load()) < wave_size && !g_stop.load()) {
       wait_while_equal(shared.ready, arrived);
     }
+  };
+  // A job whose process or thread could not be made fails with that error (as in fio, which
+  // reports it with the others), and arrives for itself, so that the others start.
+  auto fail_to_start = [&](size_t i, const char* what, int error) {
+    std::string text =
+        fmt::format("job {}: cannot create its {}: {}", jobs[i].name, what, std::strerror(error));
+    memory.results()[i].set_error(error, text.c_str());
+    arrive();
   };
   std::vector<pid_t> children;
   std::vector<size_t> child_jobs;  // the job index of each child
@@ -114,7 +126,10 @@ void run_wave(const std::vector<Job>& jobs, const std::vector<size_t>& wave, Sha
     if (!group.empty() && job.cgroup.empty()) created_groups.push_back(group);
     pid_t parent = ::getpid();
     pid_t pid = ::fork();
-    if (pid < 0) run_fail("fork failed for job {}: {}", job.name, std::strerror(errno));
+    if (pid < 0) {
+      fail_to_start(i, "process", errno);
+      continue;
+    }
     if (pid == 0) {
       ::prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (::getppid() != parent) ::_exit(1);
@@ -137,9 +152,13 @@ void run_wave(const std::vector<Job>& jobs, const std::vector<size_t>& wave, Sha
   for (size_t i : wave) {
     const Job& job = jobs[i];
     if (!job.use_threads || !job_cgroup(job, auto_cgroup_name(i)).empty()) continue;
-    threads.emplace_back([&, i] {
-      run_job(jobs[i], static_cast<int>(i), memory.results()[i], g_stop, wait_for_start);
-    });
+    try {
+      threads.emplace_back([&, i] {
+        run_job(jobs[i], static_cast<int>(i), memory.results()[i], g_stop, wait_for_start);
+      });
+    } catch (const std::system_error& error) {
+      fail_to_start(i, "thread", error.code().value());
+    }
   }
   bool forwarded = false;
   auto forward_stop = [&] {

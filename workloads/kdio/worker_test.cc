@@ -772,6 +772,36 @@ TEST_F(WorkerTest, ARateWaitIsNoPartOfTheLatencyOfTheIoInFlight) {
   }
 }
 
+// A job whose thread or process cannot be made fails with that error and the others run:
+// kdio aborted (std::terminate, no report) when a thread could not be made, and ended without
+// a report when a process could not.
+TEST_F(WorkerTest, AJobThatCannotStartFailsAndTheOthersRun) {
+  if (!can_forbid()) GTEST_SKIP() << "the kernel takes no seccomp filters";
+  Job threaded = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  threaded.use_threads = true;
+  Job forked = threaded;
+  forked.name = "forked";
+  forked.use_threads = false;
+  const JobFile file{{threaded, forked}, {}};
+  // glibc makes threads with clone3 and processes with clone.
+  for (auto [forbidden, fails, runs] : {std::tuple{SYS_clone3, 0, 1}, {SYS_clone, 1, 0}}) {
+    std::string wrong = in_child_forbidding({{forbidden}}, [&] {
+      const RunOutcome outcome = run_jobs(file);
+      const JobResult& failed = outcome.results[static_cast<size_t>(fails)];
+      const JobResult& ran = outcome.results[static_cast<size_t>(runs)];
+      std::string found;
+      if (failed.error != EPERM ||
+          std::string(failed.error_message).find("cannot create its") == std::string::npos) {
+        found += "the job that cannot start: " + std::string(failed.error_message) + "; ";
+      }
+      expect_count(found, "the other job's error", static_cast<uint64_t>(ran.error), 0);
+      expect_count(found, "the other job's reads", ran.dir[0].total_ios, 256);
+      return found;
+    });
+    EXPECT_EQ(wrong, "") << "forbidden: " << forbidden;
+  }
+}
+
 TEST_F(WorkerTest, RampTimeIsNotMeasured) {
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
   job.time_based = true;
