@@ -1,6 +1,9 @@
 // kbisect: find the Linux kernel commit behind an I/O performance regression.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,10 +34,24 @@ bool has_argument(int argc, char** argv, std::string_view argument) {
   return false;
 }
 
-// CLI11's own codes (105-109) mean nothing to a caller; the commands' tables say 1 is an
-// error. Under `git bisect run` 1 would mark the commit bad: a mistyped option aborts instead.
-int usage_error_exit(int argc, char** argv) {
+// The exit code of an error that stops a command before or after its own work: 1, as the
+// commands' tables say (CLI11's own codes, 105-109, mean nothing to a caller). Under
+// `git bisect run` 1 would mark the commit bad: such an error aborts instead.
+int error_exit(int argc, char** argv) {
   return has_argument(argc, argv, "--git-bisect-run") ? kbisect::kGitBisectAbort : 1;
+}
+
+// `code`, unless what was printed to stdout could not all be written (a full disk, a closed
+// pipe): a log or a report cut short must not pass for a whole one.
+int after_writing_output(int code, int argc, char** argv) {
+  if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return code;
+  const int error = errno;
+  if (int signal_number = kbisect::pending_interrupt()) {  // the reader went away (SIGPIPE)
+    fmt::print(stderr, "kbisect: {}\n", kbisect::Interrupted(signal_number).what());
+    return 128 + signal_number;
+  }
+  fmt::print(stderr, "kbisect: error: cannot write the output: {}\n", std::strerror(error));
+  return code != 0 ? code : error_exit(argc, argv);
 }
 
 // With --json, bisect and nightly end with their result object also when they stop on an error
@@ -112,16 +129,16 @@ int main(int argc, char** argv) {
     const bool asked_for_help = error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success);
     if (auto unknown = unknown_command(app, argc, argv); unknown && !asked_for_help) {
       fmt::print(stderr, "kbisect: error: {}\n", *unknown);
-      return usage_error_exit(argc, argv);
+      return error_exit(argc, argv);
     }
     if (app.exit(error) == 0) return 0;
     print_stopped_result(app, argc, argv, error.what());
-    return usage_error_exit(argc, argv);
+    return error_exit(argc, argv);
   }
 
   kbisect::install_interrupt_handlers();
   try {
-    return action();
+    return after_writing_output(action(), argc, argv);
   } catch (const kbisect::Interrupted& interrupted) {
     fmt::print(stderr, "kbisect: {}\n", interrupted.what());
     return 128 + interrupted.signal_number();

@@ -218,6 +218,10 @@ grep -q '"session":1,' <<<"$other" && fail "another confidence answered from ses
 git bisect replay "$work/bisect.log" >"$work/replay.out" 2>&1 || { cat "$work/replay.out"; fail "git bisect replay"; }
 grep -q "^$planted is the first bad commit" "$work/replay.out" || { cat "$work/replay.out"; fail "replay did not end at $planted"; }
 git bisect reset >/dev/null 2>&1
+# A log that could not all be written (a full disk) is an error, not a success.
+if "$kbisect" --db "$db" log 1 >/dev/full 2>"$work/full.err"; then fail "log to a full disk exited 0"; fi
+grep -q "cannot write the output: No space left on device" "$work/full.err" ||
+  fail "log to a full disk: $(cat "$work/full.err")"
 # The log of a session whose scenario file is gone still replays; it says why it has no
 # subjects.
 cp "$work/sim.yaml" "$work/gone.yaml"
