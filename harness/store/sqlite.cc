@@ -119,7 +119,10 @@ Database open_read_only(const std::filesystem::path& path) {
     fail("no database at {}; run kbisect run or bisect first, or pass --db FILE", path.string());
   }
   const std::filesystem::path absolute = std::filesystem::absolute(path);
-  const bool can_read_live = ::access(absolute.parent_path().c_str(), W_OK) == 0 ||
+  // Reading live makes the -shm and -wal files when they are missing, as the reader's own: made
+  // by an account that cannot write the database, they would lock its owner out of it.
+  const bool can_read_live = (::access(absolute.parent_path().c_str(), W_OK) == 0 &&
+                              ::access(absolute.c_str(), W_OK) == 0) ||
                              std::filesystem::exists(absolute.string() + "-shm", error);
   Database db = can_read_live
                     ? open_with(absolute, SQLITE_OPEN_READONLY)

@@ -756,6 +756,38 @@ TEST_F(StoreTest, ADatabaseInADirectoryThisUserCannotWriteIsRead) {
   EXPECT_FALSE(fs::exists(db_path_.string() + "-shm"));
 }
 
+// A shared directory that every account may write, and a database only its owner may: a
+// reader made the -shm and -wal files that reading live takes, as its own, and locked the
+// owner out of the database until someone removed them. Such a reader reads it as it is.
+TEST_F(StoreTest, AReaderWhoCannotWriteTheDatabaseLeavesNoFilesBeside) {
+  {
+    Store store(db_path_);
+    store.create_session(SessionRecord{});
+  }
+  for (fs::path dir = db_path_.parent_path(); dir != dir_.parent_path(); dir = dir.parent_path()) {
+    fs::permissions(dir, fs::perms::all);
+  }
+  fs::permissions(db_path_, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::geteuid() == 0 &&
+        (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)) {
+      ::_exit(3);
+    }
+    try {
+      ::_exit(Store::for_reading(db_path_).sessions().size() == 1 ? 0 : 1);
+    } catch (const std::exception&) {
+      ::_exit(2);
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(fs::exists(db_path_.string() + "-shm"));
+  EXPECT_FALSE(fs::exists(db_path_.string() + "-wal"));
+}
+
 // report and log read: an empty file (or another program's) given to --db stays as it is.
 // What a process killed in the middle of a write to a rollback-journal database (kbisect
 // creating a new one, before WAL mode takes over) leaves at `path`: the database half written
