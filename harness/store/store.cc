@@ -32,16 +32,18 @@ std::string lock_key(const std::filesystem::path& database, const std::string& n
   return std::filesystem::absolute(database).lexically_normal().string() + '\n' + name;
 }
 
-// The tables of a database kbisect has not set up (schema version 0), comma-separated. One
-// statement, so one snapshot: read as two, the version before and the tables after another
-// kbisect created them, a new database that two commands open at once looked like another
-// program's.
-std::string tables_of_unversioned(const std::filesystem::path& path) {
+// The tables of a database kbisect has not set up, comma-separated: one of schema version 0,
+// or one without kbisect's tables (many programs set a version of their own). One statement,
+// so one snapshot: read as two, the version before and the tables after another kbisect
+// created them, a new database that two commands open at once looked like another program's.
+std::string tables_of_another_program(const std::filesystem::path& path) {
   Database db = open_read_only(path);
   try {
     Statement tables(db.get(),
                      "SELECT group_concat(name, ', ') FROM sqlite_master WHERE type = 'table' "
-                     "AND (SELECT user_version FROM pragma_user_version) = 0");
+                     "AND ((SELECT user_version FROM pragma_user_version) = 0 OR "
+                     "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                     "('sessions', 'samples', 'sample_metrics')) < 3)");
     tables.step();
     return tables.text(0);
   } catch (const Error&) {
@@ -57,7 +59,7 @@ std::string tables_of_unversioned(const std::filesystem::path& path) {
 // database, given to --db by mistake, is left as it is.
 Database open_results_database(const std::filesystem::path& path) {
   if (Store::holds_data(path)) {
-    if (const std::string tables = tables_of_unversioned(path); !tables.empty()) {
+    if (const std::string tables = tables_of_another_program(path); !tables.empty()) {
       fail(
           "{} is not a kbisect results database (it holds other tables: {}); pass --db a new "
           "file or a database kbisect wrote",

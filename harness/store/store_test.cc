@@ -353,24 +353,30 @@ TEST_F(StoreTest, ASessionWhoseRefIsNotUtf8IsRefusedWithWhatToGiveInstead) {
   EXPECT_EQ(count("SELECT COUNT(*) FROM sessions"), 0);
 }
 
-// Another program's database given to --db by mistake: refused before anything is written.
+// Another program's database given to --db by mistake: refused before anything is written,
+// whatever schema version it sets (a newer one was refused as a newer kbisect's, after the
+// switch to WAL; an older one had kbisect's migrations run on it).
 TEST_F(StoreTest, AnotherProgramsDatabaseIsRefusedAndLeftAsItIs) {
   fs::create_directories(db_path_.parent_path());
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path_.c_str(), &raw), SQLITE_OK);
-  Database other(raw);
-  execute(other.get(), "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)");
-  other.reset();
-  const std::string before = read_file(db_path_);
-  try {
-    Store store(db_path_);
-    ADD_FAILURE() << "opened another program's database";
-  } catch (const Error& error) {
-    EXPECT_THAT(error.what(),
-                HasSubstr("is not a kbisect results database (it holds other tables: customers)"));
+  for (int version : {0, 2, 7}) {
+    fs::remove(db_path_);
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db_path_.c_str(), &raw), SQLITE_OK);
+    Database other(raw);
+    execute(other.get(), "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)");
+    execute(other.get(), fmt::format("PRAGMA user_version={}", version).c_str());
+    other.reset();
+    const std::string before = read_file(db_path_);
+    try {
+      Store store(db_path_);
+      ADD_FAILURE() << "opened another program's database of version " << version;
+    } catch (const Error& error) {
+      EXPECT_THAT(error.what(), HasSubstr("is not a kbisect results database (it holds other "
+                                          "tables: customers)"));
+    }
+    EXPECT_EQ(read_file(db_path_), before) << version;
+    EXPECT_FALSE(std::filesystem::exists(db_path_.string() + "-wal"));
   }
-  EXPECT_EQ(read_file(db_path_), before);
-  EXPECT_FALSE(std::filesystem::exists(db_path_.string() + "-wal"));
 }
 
 // SQLite takes a name that starts with "file:" for a URI; --db names a file.
