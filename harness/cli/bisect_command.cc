@@ -45,7 +45,7 @@ int exit_code(const std::string& verdict) {
 int bisect_in(CommandContext& context, const GlobalOptions& globals, const BisectOptions& options,
               int64_t& session_id) {
   Repository repo = Repository::open(context.scenario.kernel.repo);
-  BisectRun run = run_bisect(context, repo, options.request, &session_id);
+  BisectRun run = run_bisect(context, repo, options.request, [&](int64_t id) { session_id = id; });
   if (globals.json) {
     if (!run.answered_before) context.events.emit("culprit", run.result);
     fmt::print("{}\n", json_text(run.result));

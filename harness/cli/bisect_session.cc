@@ -255,7 +255,7 @@ BisectRequest request_of(const SessionRecord& session) {
 }
 
 BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request,
-                     int64_t* session_id) {
+                     const std::function<void(int64_t)>& on_session) {
   const auto start = std::chrono::steady_clock::now();
   const Scenario& scenario = context.scenario;
   Store& store = context.store;
@@ -296,9 +296,9 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo, const Bise
     // never sees. A process killed outright leaves the lock behind, and the next run takes it
     // over.
     lock.emplace(store, fmt::format("bisect:{}", run.session.id));
-    making.commit();
     // Only now: a process refused the lock must not report the holder's samples as its own.
-    if (session_id) *session_id = run.session.id;
+    if (on_session) on_session(run.session.id);
+    making.commit();
   }
   if (const auto& gone = lock->taken_over_from()) {
     context.events.note("warning",

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -38,10 +39,11 @@ struct BisectRun {
   double seconds = 0;
 };
 
-// `*session_id` is set once the session exists and this process holds its lock, for a caller to
-// name a search that stopped.
+// `on_session` is called with the session's id once it exists and this process holds its
+// lock, in the transaction that made it (what it stores is stored with the session), for a
+// caller to name a search that stops or is killed.
 BisectRun run_bisect(CommandContext& context, const Repository& repo, const BisectRequest& request,
-                     int64_t* session_id = nullptr);
+                     const std::function<void(int64_t)>& on_session = {});
 
 // The result object of a bisection that stopped on `error` (verdict "aborted"): what the
 // session (none: 0; no store: none could be opened) measured up to there. It stays resumable.

@@ -218,9 +218,16 @@ NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& rep
   request.bad = tip;
   request.variant = scenario.nightly->variant;
   int64_t bisect_session = 0;
+  // Stored with the bisection it links to: a nightly killed outright names it still (report,
+  // log and query steps follow it there), as does one still running.
+  auto link = [&](int64_t id) {
+    bisect_session = id;
+    context.store.set_session_result(nightly_id,
+                                     json_text({{"nightly", nightly_id}, {"bisect_session", id}}));
+  };
   BisectRun run;
   try {
-    run = run_bisect(context, repo, request, &bisect_session);
+    run = run_bisect(context, repo, request, link);
   } catch (const Error& error) {
     // The next nightly resumes this bisection (if the tip has not moved): say which it is, and
     // what it measured so far.
@@ -318,10 +325,11 @@ void abort_dead_nightlies(Store& store, const std::string& scenario) {
         session.status != SessionStatus::kRunning) {
       continue;
     }
-    const nlohmann::json result = {
+    nlohmann::json result = {
         {"nightly", session.id},
         {"verdict", "aborted"},
         {"message", "its process was gone before it finished (killed, or its host went down)"}};
+    if (auto bisection = nightly_bisection(session)) result["bisect_session"] = *bisection;
     store.finish_session(session.id, SessionStatus::kAborted, json_text(result));
   }
 }

@@ -380,6 +380,14 @@ void Store::finish_session(int64_t id, SessionStatus status, const std::string& 
   transaction.commit();
 }
 
+void Store::set_session_result(int64_t id, const std::string& result_json) {
+  Transaction transaction(db());
+  Statement update(db(), "UPDATE sessions SET result = ?1 WHERE id = ?2");
+  update.bind(null_if_empty(result_json), id).run();
+  if (sqlite3_changes(db()) != 1) fail("no session {} in {}", id, path_.string());
+  transaction.commit();
+}
+
 std::optional<SessionRecord> Store::session(int64_t id) {
   Statement query(db(), fmt::format("SELECT {} FROM sessions WHERE id = ?1", kSessionColumns));
   query.bind(id);

@@ -56,6 +56,8 @@ class Store {
 
   int64_t create_session(const SessionRecord& session);
   void finish_session(int64_t id, SessionStatus status, const std::string& result_json);
+  // What a running session has found so far (a nightly: its bisection), before it finishes.
+  void set_session_result(int64_t id, const std::string& result_json);
   std::optional<SessionRecord> session(int64_t id);
   std::vector<SessionRecord> sessions();  // newest first
 

@@ -229,10 +229,10 @@ tail -n 1 "$work/interrupted.out" | grep -q '"exit_code":130,.*"verdict":"aborte
 # 5b. Ctrl-C during the bisection (on a database of its own, tried until one lands there):
 #     the result names the bisect session it leaves, which the next nightly resumes.
 ctrlc_db=$work/ctrlc.db
-journaled_samples() {
+journaled_samples() {  # journaled_samples [DB]
   local value
-  value=$(sqlite3 "file:$ctrlc_db?mode=ro" "select count(*) from journal where kind = 'sample'" \
-    2>/dev/null) || true
+  value=$(sqlite3 "file:${1:-$ctrlc_db}?mode=ro" \
+    "select count(*) from journal where kind = 'sample'" 2>/dev/null) || true
   echo "${value:-0}"
 }
 for attempt in $(seq 1 50); do
@@ -263,6 +263,35 @@ expect_status 2 "the nightly after one stopped mid-bisection"
 grep -qx "{\"event\":\"resume\",\"session\":$stopped,\"text\":\"resuming session $stopped\"}" "$work/out" &&
   tail -n 1 "$work/out" | grep -q "\"bisect_session\":$stopped,\"branch\":\"master\",\"culprit\":\"$planted\"" ||
   fail "the nightly after one stopped mid-bisection: $(cat "$work/out" "$work/err")"
+
+# 5c. A nightly killed outright mid-bisection names its bisection all the same: its log follows
+#     there, before and after the next nightly marks it aborted.
+killed_db=$work/killed.db
+for attempt in $(seq 1 50); do
+  rm -f "$killed_db"*
+  "$kbisect" --db "$killed_db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>&1 &
+  killed_pid=$!
+  while kill -0 "$killed_pid" 2>/dev/null && (($(journaled_samples "$killed_db") < 15)); do
+    sleep 0.01
+  done
+  kill -KILL "$killed_pid" 2>/dev/null || true
+  status=0 && wait "$killed_pid" 2>/dev/null || status=$?
+  ((status == 137)) && break
+done
+((status == 137)) || fail "no kill -9 landed mid-bisection in 50 attempts"
+killed_nightly=$(sqlite3 "$killed_db" "select id from sessions where kind = 'nightly'")
+bisection=$(sqlite3 "$killed_db" "select id from sessions where kind = 'bisect'")
+linked() {
+  sqlite3 "$killed_db" "select status || ' ' || json_extract(result, '$.bisect_session')
+                        from sessions where id = $killed_nightly"
+}
+[[ -n $bisection && $(linked) == "running $bisection" ]] ||
+  fail "a nightly killed mid-bisection does not name it: $(linked), bisection $bisection"
+"$kbisect" --db "$killed_db" log "$killed_nightly" >"$work/killed.log" ||
+  fail "log of a nightly killed mid-bisection: $(cat "$work/killed.log")"
+"$kbisect" --db "$killed_db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>&1 || true
+[[ $(linked) == "aborted $bisection" ]] ||
+  fail "the killed nightly, once marked aborted, does not name its bisection: $(linked)"
 
 # 6. Another scenario, same history: the culprit does not build, so the regression is found
 #    but the bisection can only narrow it down (exit 3). Its own lock and baseline.
