@@ -1,5 +1,8 @@
 #include "report/comparison.h"
 
+#include <optional>
+#include <vector>
+
 #include "bisect/statistics.h"
 
 namespace kbisect {
@@ -18,14 +21,37 @@ nlohmann::json stored_rows(const nlohmann::json& result, size_t index) {
   return index == 0 ? result.value("metrics", nlohmann::json()) : nullptr;
 }
 
-std::string stored_finding(const nlohmann::json& rows, const std::string& metric) {
-  if (!rows.is_array()) return "";
+// The stored row of `metric`, or null.
+nlohmann::json stored_row(const nlohmann::json& rows, const std::string& metric) {
+  if (!rows.is_array()) return nullptr;
   for (const auto& row : rows) {
-    if (!row.is_object() || row.value("metric", nlohmann::json()) != metric) continue;
-    const auto finding = row.value("finding", nlohmann::json());
-    return finding.is_string() ? finding.get<std::string>() : "";
+    if (row.is_object() && row.value("metric", nlohmann::json()) == metric) return row;
   }
-  return "";
+  return nullptr;
+}
+
+std::string stored_finding(const nlohmann::json& row) {
+  const auto finding = row.is_object() ? row.value("finding", nlohmann::json()) : nullptr;
+  return finding.is_string() ? finding.get<std::string>() : "";
+}
+
+// The values of a side as its row stores them (its "a" or "b"), if it does.
+std::optional<std::vector<double>> stored_side(const nlohmann::json& row, const char* side) {
+  if (!row.is_object()) return std::nullopt;
+  const auto values = row.find(side);
+  if (values == row.end() || !values->is_array()) return std::nullopt;
+  std::vector<double> out;
+  for (const auto& value : *values) {
+    if (!value.is_number()) return std::nullopt;
+    out.push_back(value.get<double>());
+  }
+  return out;
+}
+
+void judge(MetricComparison& row) {
+  if (!row.both_measured()) return;
+  row.change = relative_change_or_nan(row.before, row.after);
+  row.p = mann_whitney_u(row.before, row.after).p_value;
 }
 
 Comparison compare(const ReportData& data, std::string title, ReportSide before, ReportSide after) {
@@ -35,10 +61,7 @@ Comparison compare(const ReportData& data, std::string title, ReportSide before,
     row.metric = metric;
     row.before = values_of(data, comparison.before.commit, metric, comparison.before.variant);
     row.after = values_of(data, comparison.after.commit, metric, comparison.after.variant);
-    if (row.both_measured()) {
-      row.change = relative_change_or_nan(row.before, row.after);
-      row.p = mann_whitney_u(row.before, row.after).p_value;
-    }
+    judge(row);
     comparison.metrics.push_back(std::move(row));
   }
   return comparison;
@@ -84,7 +107,18 @@ std::vector<Comparison> ab_comparisons(const ReportData& data, const std::string
     if (variants.size() > 1) title += ", variant " + variants[i].a;
     Comparison comparison = compare(data, std::move(title), before, after);
     const nlohmann::json rows = stored_rows(data.result, i);
-    for (auto& metric : comparison.metrics) metric.finding = stored_finding(rows, metric.metric);
+    for (auto& metric : comparison.metrics) {
+      const nlohmann::json row = stored_row(rows, metric.metric);
+      metric.finding = stored_finding(row);
+      // Each side's own samples: by commit and variant, A against A took all of them twice.
+      auto a = stored_side(row, "a");
+      auto b = stored_side(row, "b");
+      if (a && b) {
+        metric.before = std::move(*a);
+        metric.after = std::move(*b);
+        judge(metric);
+      }
+    }
     comparisons.push_back(std::move(comparison));
   }
   return comparisons;

@@ -144,6 +144,25 @@ TEST(TextReport, ACompareSessionComparesItsTwoSidesAndVariants) {
                               "@nolock --samples 3\n"));
 }
 
+// A against A, one commit and variant on both sides (to measure the noise): each side is its
+// own samples, as the comparison stored them, not both sides' samples twice.
+TEST(TextReport, AnAAgainstACompareKeepsItsSidesApart) {
+  ReportData data = compare_report();
+  data.session.bad_commit = C::G;
+  data.session.options_json = R"({"a_variant": "", "b_variant": "", "samples": 3})";
+  for (auto& sample : data.samples) {
+    sample.commit = C::G;
+    sample.variant = "";
+  }
+  data.result = {{"metrics",
+                  {{{"metric", "read.iops"},
+                    {"a", {1000, 1020, 980}},
+                    {"b", {900, 910, 905}},
+                    {"finding", "too few samples"}}}}};
+  EXPECT_THAT(text_report(data), HasSubstr("          1000      ±2%     -9.5%            905      "
+                                           "±1%       0.1  read.iops  (too few samples)\n"));
+}
+
 // A metric whose median is 0 on the first side, as write.iops of a job that only reads: its
 // change is "n/a", where rendering the report failed.
 TEST(TextReport, AChangeFromAZeroMedianIsNotApplicable) {
