@@ -118,18 +118,23 @@ double climb(const std::vector<double>& differences, double start, double width)
 
 // The peaks of the sorted pairwise differences smoothed with `width`: the candidate shifts.
 // Binned at width / 8 to find them, then climbed exactly; peaks below 5% of the highest are
-// pairings of rare modes and are left out.
+// pairings of rare modes and are left out. The bins are coarser where width / 8 would take
+// more than kMaxBins: samples that mostly repeat one value (fio's bucketed percentiles) have
+// a width near 0, and asked for billions of them.
 std::vector<double> overlap_peaks(const std::vector<double>& differences, double width) {
-  const double bin = width / 8;
+  constexpr long kMaxBins = 1 << 16;
   const double low = differences.front();
-  const long bins = static_cast<long>((differences.back() - low) / bin) + 1;
+  const double range = differences.back() - low;
+  const double bin = std::max(width / 8, range / kMaxBins);
+  const double bins_per_width = bin == width / 8 ? 8 : width / bin;
+  const long bins = static_cast<long>(range / bin) + 1;
   std::vector<double> counts(bins, 0);
   for (double d : differences) counts[std::min(bins - 1, static_cast<long>((d - low) / bin))]++;
-  const long radius = 32;  // 4 widths
+  const long radius = std::max(1L, std::lround(4 * bins_per_width));  // 4 widths
   std::vector<double> smoothed(bins, 0);
   for (long i = 0; i < bins; ++i) {
     for (long j = std::max(0L, i - radius); j <= std::min(bins - 1, i + radius); ++j) {
-      smoothed[i] += counts[j] * gauss(static_cast<double>(j - i) / 8);
+      smoothed[i] += counts[j] * gauss(static_cast<double>(j - i) / bins_per_width);
     }
   }
   const double top = *std::max_element(smoothed.begin(), smoothed.end());
@@ -138,7 +143,16 @@ std::vector<double> overlap_peaks(const std::vector<double>& differences, double
     bool rises = i == 0 || smoothed[i] > smoothed[i - 1];
     bool falls = i == bins - 1 || smoothed[i] >= smoothed[i + 1];
     if (!rises || !falls || smoothed[i] < 0.05 * top) continue;
-    double peak = climb(differences, low + (static_cast<double>(i) + 0.5) * bin, width);
+    double start = low + (static_cast<double>(i) + 0.5) * bin;
+    if (bins_per_width < 8) {
+      // A bin wider than the kernel: its centre may be out of reach of every difference in it,
+      // so the climb starts from the middle one of them.
+      auto first = std::lower_bound(differences.begin(), differences.end(),
+                                    low + static_cast<double>(i) * bin);
+      auto last = std::lower_bound(first, differences.end(), start + bin / 2);
+      if (first != last) start = *(first + (last - first) / 2);
+    }
+    double peak = climb(differences, start, width);
     bool known = std::any_of(peaks.begin(), peaks.end(),
                              [&](double p) { return std::fabs(p - peak) < bin; });
     if (!known) peaks.push_back(peak);

@@ -140,6 +140,17 @@ TEST(KernelShift, RefusesEmptySamplesAndNoBandwidth) {
   EXPECT_THROW(kernel_shift(kX, kY, 0.0), Error);
 }
 
+// Samples that mostly repeat one value have a bandwidth near 0: the shift is found in a bounded
+// grid, where the bins of a width of 1e-9 over a range of 2 took gigabytes, or std::bad_alloc.
+// It is still one of the differences: -1 explains every point of these (each by one of the
+// other side), 0 leaves 99 and 101 unexplained.
+TEST(KernelShift, ANearZeroBandwidthKeepsTheGridBounded) {
+  const std::vector<double> good = {100, 100, 100, 100, 101};
+  const std::vector<double> bad = {100, 100, 100, 100, 99};
+  EXPECT_NEAR(kernel_shift(good, bad, 1e-9), -1, 1e-9);
+  EXPECT_NEAR(kernel_shift(std::vector<double>{0, 1}, std::vector<double>{0, 1}, 1e-9), 0, 1e-9);
+}
+
 // Two samples of two: 6 ways to label four values, the observed one the most extreme.
 TEST(KernelShiftTest, EstimatesTheExactPermutationP) {
   const std::vector<double> x{0, 1}, y{2, 3};

@@ -67,6 +67,15 @@ TEST(Verdict, DescribesACommitAgainstTheEndpoints) {
   EXPECT_DOUBLE_EQ(none.p_vs_good, 1);
 }
 
+// Bucketed values (fio's latency percentiles) that mostly repeat one value: judged in bounded
+// time and memory, where `run --git-bisect-run` died of std::bad_alloc (exit 128).
+TEST(Verdict, SamplesThatMostlyRepeatOneValueAreJudged) {
+  const std::vector<double> repeated = {1020, 1020, 1090};
+  const std::vector<double> bad = {1020, 1020, 1150};
+  CommitVerdict verdict = classify(repeated, repeated, bad, Better::kLower, std::log(100), true);
+  EXPECT_NE(verdict.kind, VerdictKind::kUndecided);
+}
+
 TEST(Verdict, ClassifiesGoodBadAndUndecided) {
   const double threshold = 6;
   CommitVerdict bad = classify(std::vector<double>{90.2, 89.8, 90.6}, kGood, kBad, Better::kHigher,
