@@ -15,14 +15,21 @@ void add_query_command(CLI::App& app, const GlobalOptions& globals, CommandActio
   auto format = std::make_shared<std::string>();
   auto words = std::make_shared<std::vector<std::string>>();
   command->add_option("--format", *format,
-                      "table, csv or json (default: json with --json, else table)");
+                      "table, csv or json (default: table; --json prints a JSON object a row, a "
+                      "line each)");
   command->add_option("query", *words, "SQL statement or named query")->required();
   command->callback([&globals, &action, format, words] {
     action = [&globals, format, words] {
       std::string text;
       for (const auto& word : *words) text += (text.empty() ? "" : " ") + word;
-      const std::string chosen = !format->empty() ? *format : globals.json ? "json" : "table";
-      run_query(existing_database_path(globals), text, parse_query_format(chosen), std::cout);
+      if (globals.json && !format->empty()) {
+        fail("--json prints a JSON object a row, a line each; give it or --format {}, not both",
+             *format);
+      }
+      const QueryFormat chosen = globals.json      ? QueryFormat::kJsonLines
+                                 : format->empty() ? QueryFormat::kTable
+                                                   : parse_query_format(*format);
+      run_query(existing_database_path(globals), text, chosen, std::cout);
       return 0;
     };
   });

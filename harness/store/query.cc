@@ -377,25 +377,30 @@ nlohmann::json json_value(const Cell& cell) {
 // written as it comes; finish() closes the array.
 class JsonRows {
  public:
-  explicit JsonRows(std::ostream& out) : out_(out) {}
+  JsonRows(std::ostream& out, bool lines) : out_(out), lines_(lines) {}
 
   RowSink sink() {
     return {[this](const std::vector<std::string>& columns) { keys_ = json_keys(columns); },
             [this](std::vector<Cell> row) { print(row); }};
   }
 
-  void finish() { out_ << (rows_ == 0 ? "[]\n" : "\n]\n"); }
+  void finish() {
+    if (!lines_) out_ << (rows_ == 0 ? "[]\n" : "\n]\n");
+  }
 
  private:
   void print(const std::vector<Cell>& row) {
-    out_ << (rows_++ == 0 ? "[\n  {" : ",\n  {");
+    if (!lines_) out_ << (rows_ == 0 ? "[\n  " : ",\n  ");
+    ++rows_;
+    out_ << "{";
     for (size_t c = 0; c < keys_.size(); ++c) {
       out_ << (c == 0 ? "" : ", ") << json_text(keys_[c]) << ": " << json_text(json_value(row[c]));
     }
-    out_ << "}";
+    out_ << (lines_ ? "}\n" : "}");
   }
 
   std::ostream& out_;
+  const bool lines_;
   std::vector<std::string> keys_;
   size_t rows_ = 0;
 };
@@ -480,8 +485,9 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
     case QueryFormat::kCsv:
       run_guarded(db.get(), sql, arguments, csv_rows(out));
       break;
-    case QueryFormat::kJson: {
-      JsonRows rows(out);
+    case QueryFormat::kJson:
+    case QueryFormat::kJsonLines: {
+      JsonRows rows(out, format == QueryFormat::kJsonLines);
       run_guarded(db.get(), sql, arguments, rows.sink());
       rows.finish();
       break;

@@ -10,7 +10,8 @@
 
 namespace kbisect {
 
-enum class QueryFormat { kTable, kCsv, kJson };
+// kJsonLines: one JSON object a row, a line each (the global --json); kJson: one array.
+enum class QueryFormat { kTable, kCsv, kJson, kJsonLines };
 
 // "table", "csv" or "json"; anything else is an Error.
 QueryFormat parse_query_format(std::string_view text);

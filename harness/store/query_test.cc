@@ -145,6 +145,12 @@ TEST_F(QueryTest, JsonKeepsEveryColumnInOrder) {
   EXPECT_EQ(query("SELECT 1 AS a WHERE 0", QueryFormat::kJson), "[]\n");
 }
 
+TEST_F(QueryTest, JsonLinesAreAnObjectARow) {
+  EXPECT_EQ(query("SELECT 1 AS a, 'x' AS b UNION ALL SELECT 2, 'y'", QueryFormat::kJsonLines),
+            "{\"a\": 1, \"b\": \"x\"}\n{\"a\": 2, \"b\": \"y\"}\n");
+  EXPECT_EQ(query("SELECT 1 AS a WHERE 0", QueryFormat::kJsonLines), "");
+}
+
 TEST_F(QueryTest, NamedQueries) {
   auto sessions = nlohmann::json::parse(query("sessions", QueryFormat::kJson));
   ASSERT_EQ(sessions.size(), 1u);

@@ -318,9 +318,15 @@ for signal in INT:130 TERM:143; do
   [[ $status -eq ${signal#*:} ]] && grep -q "^kbisect: interrupted by SIG${signal%:*}" "$work/query.err" ||
     fail "query on SIG${signal%:*}: exit $status: $(cat "$work/query.err")"
 done
-# The global --json: query answers in JSON; log and report, which print text, say so.
-"$kbisect" --db "$db" --json query sessions | python3 -c 'import json, sys; json.load(sys.stdin)' ||
-  fail "--json query is not JSON"
+# The global --json: query answers in JSON lines, an object a row; log and report, which print
+# text, say so. --json and --format together are a usage error.
+"$kbisect" --db "$db" --json query sessions |
+  python3 -c 'import json, sys; rows = [json.loads(line) for line in sys.stdin]; assert rows and all(isinstance(r, dict) for r in rows)' ||
+  fail "--json query is not JSON lines of one object a row"
+if "$kbisect" --db "$db" --json query --format csv sessions >"$work/out" 2>"$work/json.err"; then
+  fail "--json query --format csv printed: $(cat "$work/out")"
+fi
+grep -q "give it or --format csv, not both" "$work/json.err" || fail "--json --format csv: $(cat "$work/json.err")"
 for command in "log 1" "report 1"; do
   # shellcheck disable=SC2086
   if "$kbisect" --db "$db" --json $command >/dev/null 2>"$work/json.err"; then
