@@ -23,6 +23,13 @@
 namespace kdio {
 namespace {
 
+// The time `after` ns past `time`, or the last there is: a run time or start delay of centuries
+// means "until stopped", not a deadline that wrapped into the past (runtime=18446744073s did
+// one I/O).
+uint64_t later_by(uint64_t time, uint64_t after) {
+  return after > UINT64_MAX - time ? UINT64_MAX : time + after;
+}
+
 struct Usage {
   uint64_t usr_ns = 0;
   uint64_t sys_ns = 0;
@@ -319,7 +326,7 @@ void Worker::complete(IoUnit& unit, uint64_t done_ns, bool async) {
     rate_limit_.restart(done_ns);
     rates_.start(done_ns);
     usage_start_ = thread_usage();
-    if (job_.runtime_ns) deadline_ns_ = stat_start_ns_ + job_.runtime_ns;
+    if (job_.runtime_ns) deadline_ns_ = later_by(stat_start_ns_, job_.runtime_ns);
     return;
   }
   DirResult& d = result_.dir[static_cast<int>(unit.dir)];
@@ -613,7 +620,9 @@ void Worker::run() {
   rates_.start(stat_start_ns_);
   usage_start_ = thread_usage();
   ramping_ = job_.ramp_time_ns > 0;
-  if (job_.runtime_ns) deadline_ns_ = run_start_ns_ + job_.ramp_time_ns + job_.runtime_ns;
+  if (job_.runtime_ns) {
+    deadline_ns_ = later_by(later_by(run_start_ns_, job_.ramp_time_ns), job_.runtime_ns);
+  }
   try {
     if (engine_->synchronous()) {
       run_sync();
@@ -640,7 +649,7 @@ void run_job(const Job& job, int job_number, JobResult& result, const std::atomi
     waited = true;
     wait_for_start();
     if (job.start_delay_ns) {
-      sleep_until_ns(now_ns() + job.start_delay_ns,
+      sleep_until_ns(later_by(now_ns(), job.start_delay_ns),
                      [&] { return stop.load(std::memory_order_relaxed); });
     }
     worker.run();

@@ -802,6 +802,14 @@ TEST_F(WorkerTest, AJobThatCannotStartFailsAndTheOthersRun) {
   }
 }
 
+// A run time of centuries is no deadline that wrapped into the past: the job does all its I/O.
+TEST_F(WorkerTest, AnEndlessRunTimeDoesNotWrap) {
+  Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
+  job.runtime_ns = 18'446'744'073'000'000'000u;
+  JobResult r = run(job);
+  EXPECT_EQ(r.dir[0].total_ios, 256u);
+}
+
 TEST_F(WorkerTest, RampTimeIsNotMeasured) {
   Job job = make_job(Engine::kPsync, Pattern::kRandRead, kMiB, 4096);
   job.time_based = true;
