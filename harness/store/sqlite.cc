@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -88,9 +89,37 @@ void roll_back_hot_journal(const std::filesystem::path& absolute) {
   execute(db.get(), "SELECT count(*) FROM sqlite_master");
 }
 
+// What the person can do about an error that is the file's or the disk's, not the statement's:
+// the statement itself is kbisect's business, and naming it only hides what to do.
+std::optional<std::string> problem_of_the_file(sqlite3* db) {
+  const std::string name = database_name(db);
+  const char* message = sqlite3_errmsg(db);
+  switch (sqlite3_errcode(db)) {
+    case SQLITE_READONLY:
+      return fmt::format(
+          "database {} cannot be written ({}): run kbisect as the account that owns it, or "
+          "pass --db a file this account can write",
+          name, message);
+    case SQLITE_FULL:
+      return fmt::format("database {}: the disk is full ({}); free space there and run again", name,
+                         message);
+    case SQLITE_IOERR:
+      return fmt::format("database {}: the disk failed to read or write it ({}); check the disk",
+                         name, message);
+    case SQLITE_CORRUPT:
+      return fmt::format(
+          "database {} is damaged ({}); `sqlite3 {} .recover` may save its rows, or pass --db a "
+          "new file",
+          name, message, name);
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 [[noreturn]] void fail_sqlite(sqlite3* db, std::string_view doing) {
+  if (auto problem = problem_of_the_file(db)) fail("{}", *problem);
   fail("database {}: {}: {}", database_name(db), doing, sqlite3_errmsg(db));
 }
 
@@ -142,6 +171,7 @@ void execute(sqlite3* db, const char* sql) {
   if (rc != SQLITE_OK) {
     std::string text = message != nullptr ? message : sqlite3_errstr(rc);
     sqlite3_free(message);
+    if (auto problem = problem_of_the_file(db)) fail("{}", *problem);
     fail("database {}: {}: {}", database_name(db), sql, text);
   }
 }

@@ -794,6 +794,21 @@ TEST_F(StoreTest, AReaderWhoCannotWriteTheDatabaseLeavesNoFilesBeside) {
   EXPECT_FALSE(fs::exists(db_path_.string() + "-wal"));
 }
 
+// An error of the file or the disk says what to do about it, not which statement of kbisect's
+// met it.
+TEST_F(StoreTest, AWriteThisAccountMayNotDoSaysWhatToDo) {
+  { Store store(db_path_); }
+  Database db = open_read_only(db_path_);
+  try {
+    execute(db.get(), "INSERT INTO locks (name, pid, host) VALUES ('x', 1, 'h')");
+    ADD_FAILURE() << "wrote through a read-only connection";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(), HasSubstr(" cannot be written (attempt to write a readonly "
+                                        "database): run kbisect as the account that owns it"));
+    EXPECT_THAT(error.what(), Not(HasSubstr("INSERT")));
+  }
+}
+
 // report and log read: an empty file (or another program's) given to --db stays as it is.
 // What a process killed in the middle of a write to a rollback-journal database (kbisect
 // creating a new one, before WAL mode takes over) leaves at `path`: the database half written
