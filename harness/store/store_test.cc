@@ -726,6 +726,27 @@ TEST(TestedMergeBases, AreTheSearchsCommitsThatAreNeitherCandidatesNorEndpoints)
   EXPECT_TRUE(tested_merge_bases(session, candidates, verdicts).empty());
 }
 
+// The sessions `report` and `log` read from `db`, counted in a child process that runs as
+// nobody when this one is root (another account than the database's owner); -1 for an error,
+// or when the child cannot change its account.
+int sessions_read_as_another_account(const fs::path& db) {
+  pid_t child = ::fork();
+  if (child == 0) {
+    if (::geteuid() == 0 &&
+        (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)) {
+      ::_exit(101);
+    }
+    try {
+      ::_exit(static_cast<int>(std::min<size_t>(Store::for_reading(db).sessions().size(), 100)));
+    } catch (const std::exception&) {
+      ::_exit(101);
+    }
+  }
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status) == 101 ? -1 : WEXITSTATUS(status);
+}
+
 // A database of another account (a nightly's) in a directory this user cannot write: report
 // and log read it as it is, where opening it failed (SQLite could not create the -shm file
 // its reading takes, nor switch it to WAL). Read in a child as another user when root.
@@ -742,23 +763,9 @@ TEST_F(StoreTest, ADatabaseInADirectoryThisUserCannotWriteIsRead) {
                              fs::perms::others_read | fs::perms::others_exec);
   }
   fs::permissions(db_path_.parent_path(), fs::perms::owner_write, fs::perm_options::remove);
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (::geteuid() == 0 &&
-        (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)) {
-      ::_exit(3);
-    }
-    try {
-      ::_exit(Store::for_reading(db_path_).sessions().size() == 1 ? 0 : 1);
-    } catch (const std::exception&) {
-      ::_exit(2);
-    }
-  }
-  int status = 0;
-  ::waitpid(child, &status, 0);
+  const int sessions = sessions_read_as_another_account(db_path_);
   fs::permissions(db_path_.parent_path(), fs::perms::owner_write, fs::perm_options::add);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(sessions, 1) << "-1: an error";
   EXPECT_FALSE(fs::exists(db_path_.string() + "-shm"));
 }
 
@@ -774,22 +781,8 @@ TEST_F(StoreTest, AReaderWhoCannotWriteTheDatabaseLeavesNoFilesBeside) {
     fs::permissions(dir, fs::perms::all);
   }
   fs::permissions(db_path_, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    if (::geteuid() == 0 &&
-        (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)) {
-      ::_exit(3);
-    }
-    try {
-      ::_exit(Store::for_reading(db_path_).sessions().size() == 1 ? 0 : 1);
-    } catch (const std::exception&) {
-      ::_exit(2);
-    }
-  }
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  const int sessions = sessions_read_as_another_account(db_path_);
+  EXPECT_EQ(sessions, 1) << "-1: an error";
   EXPECT_FALSE(fs::exists(db_path_.string() + "-shm"));
   EXPECT_FALSE(fs::exists(db_path_.string() + "-wal"));
 }
