@@ -162,6 +162,12 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
     if (result.value("culprit", nlohmann::json()).is_string()) {
       const std::string culprit = result["culprit"];
       fmt::print("# first bad commit: [{}] {}\n", culprit, subjects.of(culprit));
+    } else if (result.value("verdict", nlohmann::json()).is_string()) {
+      // A replay ends mid-bisection: say why, as the start above names a bad end all the same.
+      const auto message = result.value("message", nlohmann::json());
+      fmt::print("# kbisect named no first bad commit: {}{}\n",
+                 result["verdict"].get<std::string>(),
+                 message.is_string() ? ": " + printable_line(message.get<std::string>()) : "");
     }
   }
   return 0;

@@ -303,6 +303,9 @@ git bisect replay "$work/only-skipped.log" >"$work/only-skipped-replay.out" 2>&1
   "The first bad commit could be any of:" "We cannot bisect more!" | sort) ]] ||
   fail "only skipped, replay: $(cat "$work/only-skipped-replay.out")"
 git bisect reset >/dev/null 2>&1
+# Its replay ends without a first bad commit; the log says why.
+grep -q "^# kbisect named no first bad commit: only-skipped: " "$work/only-skipped.log" ||
+  fail "only skipped, the log does not say why it ends: $(tail -n 2 "$work/only-skipped.log")"
 
 "$kbisect" --db "$db" query --format csv "select count(*) as n from samples" | tr -d "\r" | tail -n 1 | grep -qE '^[1-9][0-9]*$' ||
   fail "query found no samples"
