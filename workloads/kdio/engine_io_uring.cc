@@ -76,8 +76,11 @@ class IoUringEngine final : public IoEngine {
       for (IoUnit& unit : units) iovs.push_back({unit.buf, unit.len});
       ret = io_uring_register_buffers(ring_.get(), iovs.data(), static_cast<unsigned>(iovs.size()));
       if (ret < 0) {
-        run_fail_errno(-ret, "io_uring fixedbufs failed: {}; raise the memlock limit (ulimit -l)",
-                       std::strerror(-ret));
+        // The kernel takes at most 16384 buffers (EINVAL); their pages count against the
+        // memlock limit (ENOMEM).
+        run_fail_errno(-ret, "io_uring fixedbufs failed: {}; {}", std::strerror(-ret),
+                       ret == -EINVAL ? "fixedbufs takes an iodepth of at most 16384"
+                                      : "raise the memlock limit (ulimit -l)");
       }
     }
   }

@@ -87,8 +87,9 @@ std::string percentile_block(const char* name, const Histogram& hist) {
   } else if (minv > 2000 && maxv > 99'999) {
     scale_down = 1, divisor = 1000, unit = "usec";
   }
-  const int width =
-      std::max(5, static_cast<int>(std::log10(static_cast<double>(maxv / divisor)) + 1));
+  // The digits of the largest value (log10(0) would be -inf, which no int holds).
+  const uint64_t largest = std::max<uint64_t>(1, maxv / divisor);
+  const int width = std::max(5, static_cast<int>(std::log10(static_cast<double>(largest)) + 1));
   const size_t per_line = static_cast<size_t>((80 - 7) / (2 + 10 + width));
   std::string out = fmt::format("    {} percentiles ({}):\n     |", name, unit);
   for (size_t i = 0; i < list.size(); ++i) {

@@ -474,6 +474,21 @@ std::string fds_and_rings() {
 // EPERM here) fails the job after its ring was set up; the ring must go with the engine. kdio
 // threw from the engine's constructor, whose destructor never ran, so with `thread` each such
 // job left the ring's fd and mappings behind (4 jobs: 4 fds, 4 mappings more).
+// The kernel registers at most 16384 buffers: more is EINVAL, whose advice is no memlock limit.
+TEST_F(WorkerTest, TooManyFixedBuffersSayWhatTheLimitIs) {
+  Job job = make_job(Engine::kIoUring, Pattern::kRandRead, kMiB, 4096);
+  job.iodepth = 16385;
+  job.fixedbufs = true;
+  lay_out_files({job});
+  JobResult r;
+  std::atomic<bool> stop{false};
+  run_job(job, 0, r, stop, [] {});
+  EXPECT_EQ(r.error, EINVAL);
+  EXPECT_NE(std::string(r.error_message).find("fixedbufs takes an iodepth of at most 16384"),
+            std::string::npos)
+      << r.error_message;
+}
+
 TEST_F(WorkerTest, AFailedIoUringRegistrationReleasesTheRing) {
   if (!can_forbid()) GTEST_SKIP() << "the kernel takes no seccomp filters";
   Job job = make_job(Engine::kIoUring, Pattern::kRandRead, kMiB, 4096);
