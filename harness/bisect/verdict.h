@@ -97,9 +97,10 @@ constexpr double kLeaningWorse = 10;
 // benchmark's cells below 1x. kWithP: p as well. kFinal: p, and no more samples will come.
 enum class EndpointAsk { kWhetherSettled, kWithP, kFinal };
 
-// Good vs bad before the search (and the confirmations after it): bad must be worse by at
-// least min_effect with p <= alpha, p being the smaller of a one-sided Mann-Whitney test and
-// the shift test, doubled (Bonferroni). kGood ("no regression") once the change is confidently
+// Good vs bad before the search (and the confirmations after it): bad must be worse with
+// p <= alpha, p being the smaller of a one-sided Mann-Whitney test and the shift test, doubled
+// (Bonferroni), by a change that may be at least min_effect (the upper end of its 1 - alpha
+// interval reaches it). kGood ("no regression") once the change is confidently
 // below min_effect (with max_samples a side at least), or at the cap (kFinal). kUndecided
 // means more samples may still settle it.
 struct EndpointCheck {

@@ -95,10 +95,12 @@ struct MetricSpec {
 };
 
 struct BisectSpec {
-  int min_samples = 3;       // per commit before the first verdict
-  int max_samples = 10;      // cap while undecided
-  double alpha = 0.01;       // significance level of the rank tests
-  double min_effect = 0.03;  // relative change below which a difference is not a regression
+  int min_samples = 3;   // per commit before the first verdict
+  int max_samples = 10;  // cap while undecided
+  double alpha = 0.01;   // significance level of the rank tests
+  // A regression's floor: a change confidently below it (the upper end of its 1 - alpha
+  // interval is) is none.
+  double min_effect = 0.03;
   bool boot_failure_is_bad = false;
 };
 
