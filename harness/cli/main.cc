@@ -12,6 +12,7 @@
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "cli/git_bisect_run.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/json_text.h"
@@ -20,7 +21,9 @@
 namespace {
 
 void add_global_options(CLI::App& app, kbisect::GlobalOptions& globals) {
-  app.add_option("--db", globals.database, "results database (SQLite)")->capture_default_str();
+  app.add_option("--db", globals.database, "results database (SQLite)")
+      ->capture_default_str()
+      ->check(kbisect::not_empty_check("the database file"));
   app.add_option("--workdir", globals.workdir,
                  "where source trees, builds and VM files go (default: from the config)");
   app.add_flag("--quiet", globals.quiet, "no progress output");

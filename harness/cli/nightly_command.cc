@@ -17,6 +17,7 @@
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/option_checks.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/json_text.h"
@@ -481,8 +482,10 @@ void add_nightly_command(CLI::App& app, const GlobalOptions& globals, CommandAct
   auto options = std::make_shared<NightlyOptions>();
   command->add_option("-c,--config", options->config, "scenario YAML with a nightly: section")
       ->required();
-  command->add_option("--baseline", options->baseline,
-                      "compare against this known-good ref this time (e.g. after a rewrite)");
+  command
+      ->add_option("--baseline", options->baseline,
+                   "compare against this known-good ref this time (e.g. after a rewrite)")
+      ->check(not_empty_check("a known-good ref"));
   command->callback([&globals, &action, options] {
     action = [&globals, options] { return nightly(globals, *options); };
   });

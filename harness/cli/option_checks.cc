@@ -27,6 +27,14 @@ CLI::Validator session_id_check() {
       "SESSION");
 }
 
+CLI::Validator not_empty_check(std::string what) {
+  return CLI::Validator(
+      [what](const std::string& text) -> std::string {
+        return text.empty() ? "is empty; give " + what : "";
+      },
+      "");
+}
+
 CLI::Validator sample_count_check() {
   return CLI::Validator(
       [](const std::string& text) -> std::string {

@@ -1,6 +1,6 @@
-// The checks of options that take numbers, with messages that say what the number is. CLI11's
-// own would say "Value 0 not in range 0.000000 to 1797693134862315708..." for a session id (its
-// bounds are doubles), and "Value abc not in range 1 to 1000" for a count that is no number.
+// The checks of options, with messages that say what the value is. CLI11's own would say
+// "Value 0 not in range 0.000000 to 1797693134862315708..." for a session id (its bounds are
+// doubles), and "Value abc not in range 1 to 1000" for a count that is no number.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -12,5 +12,9 @@ CLI::Validator session_id_check();
 
 // A number of samples, 1 to 1000 (run, compare and revert-check --samples).
 CLI::Validator sample_count_check();
+
+// A value that is not empty (--db, nightly --baseline): `--db "$DB"` with DB unset would
+// otherwise pass for an option not given, and take the default.
+CLI::Validator not_empty_check(std::string what);
 
 }  // namespace kbisect

@@ -15,8 +15,10 @@ std::string parse_error(std::vector<std::string> arguments) {
   CLI::App app;
   int64_t resume = 7;
   int samples = 5;
+  std::string db;
   app.add_option("--resume", resume)->check(session_id_check());
   app.add_option("--samples", samples)->check(sample_count_check());
+  app.add_option("--db", db)->check(not_empty_check("the database file"));
   std::reverse(arguments.begin(), arguments.end());  // CLI11 takes them last first
   try {
     app.parse(arguments);
@@ -24,6 +26,12 @@ std::string parse_error(std::vector<std::string> arguments) {
     return error.what();
   }
   return resume == 7 && samples == 5 ? "" : "wrong value";
+}
+
+// `--db "$DB"` with DB unset: an error, not the default database.
+TEST(NotEmptyOption, AnEmptyValueIsAnError) {
+  EXPECT_EQ(parse_error({"--db", ""}), "--db: is empty; give the database file");
+  EXPECT_EQ(parse_error({"--db", "x.db"}), "");
 }
 
 TEST(SessionIdOption, SaysWhatASessionIdIs) {
