@@ -68,6 +68,11 @@ int authorize(void* data, int action, const char* arg1, const char* arg2, const 
         guard->refusal = "load_extension() would load code into kbisect, not read results";
         return SQLITE_DENY;
       }
+      // Debian's SQLite has it: it reads and registers pointers into kbisect's memory.
+      if (arg(arg2) == "fts3_tokenizer") {
+        guard->refusal = "fts3_tokenizer() reads and sets pointers in kbisect, not results";
+        return SQLITE_DENY;
+      }
       return SQLITE_OK;
     case SQLITE_PRAGMA: {
       // Pragmas that only report, with or without an argument naming a table or index.
@@ -468,10 +473,12 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
   if (auto named = named_query(sql_or_name)) {
     if (const int version = database_version(db.get()); version != schema_version()) {
       fail(
-          "{} has schema version {} and the named queries read version {}: `kbisect report` "
-          "or `log` on it brings it up to date (where you may write it); or query its tables "
-          "with SQL",
-          db_path.string(), version, schema_version());
+          "{} has schema version {} and the named queries read version {}: {}; or query its "
+          "tables with SQL",
+          db_path.string(), version, schema_version(),
+          version > schema_version()
+              ? "a newer kbisect wrote it, whose query reads it"
+              : "`kbisect report` or `log` on it brings it up to date (where you may write it)");
     }
     const NamedQuery* query = named->first;
     arguments = std::move(named->second);

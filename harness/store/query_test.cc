@@ -275,6 +275,8 @@ TEST_F(QueryTest, WritesAreRefused) {
             "kbisect query is read-only: load_extension() would load code into kbisect, not read "
             "results; use a SELECT statement or a named query (sessions, steps SESSION, samples "
             "COMMIT, history METRIC)");
+  EXPECT_THAT(error_of("SELECT hex(fts3_tokenizer('simple'))"),
+              StartsWith("kbisect query is read-only: fts3_tokenizer() reads and sets pointers"));
   std::string vacuum_into = fmt::format("VACUUM INTO '{}'", (dir_ / "copy.db").string());
   EXPECT_THAT(error_of(vacuum_into), StartsWith("kbisect query is read-only: "));
   EXPECT_FALSE(fs::exists(dir_ / "copy.db"));
@@ -379,7 +381,7 @@ TEST_F(QueryTest, AFileThatIsNoResultsDatabaseIsNamed) {
 }
 
 // The named queries read this kbisect's tables; SQL reads whatever the database has.
-TEST_F(QueryTest, NamedQueriesOnAnOlderDatabaseSayHowToBringItUpToDate) {
+TEST_F(QueryTest, NamedQueriesOnAnOlderOrNewerDatabaseSayWhatToDo) {
   {
     Database db = open_read_write(db_);
     execute(db.get(), fmt::format("PRAGMA user_version = {}", schema_version() - 1).c_str());
@@ -390,6 +392,11 @@ TEST_F(QueryTest, NamedQueriesOnAnOlderDatabaseSayHowToBringItUpToDate) {
                                     schema_version() - 1, schema_version())));
   EXPECT_THAT(query("SELECT count(*) AS n FROM sessions", QueryFormat::kCsv),
               HasSubstr("\r\n1\r\n"));
+  {
+    Database db = open_read_write(db_);
+    execute(db.get(), fmt::format("PRAGMA user_version = {}", schema_version() + 1).c_str());
+  }
+  EXPECT_THAT(error_of("sessions"), HasSubstr("a newer kbisect wrote it, whose query reads it"));
 }
 
 TEST_F(QueryTest, OtherErrorsAreClear) {
