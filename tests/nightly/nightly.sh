@@ -229,23 +229,32 @@ tail -n 1 "$work/interrupted.out" | grep -q '"exit_code":130,.*"verdict":"aborte
 # 5b. Ctrl-C during the bisection (on a database of its own, tried until one lands there):
 #     the result names the bisect session it leaves, which the next nightly resumes.
 ctrlc_db=$work/ctrlc.db
-journaled_samples() {  # journaled_samples [DB]
+journaled_samples() {  # journaled_samples DB
   local value
-  value=$(sqlite3 "file:${1:-$ctrlc_db}?mode=ro" \
-    "select count(*) from journal where kind = 'sample'" 2>/dev/null) || true
+  value=$(sqlite3 "file:$1?mode=ro" "select count(*) from journal where kind = 'sample'" \
+    2>/dev/null) || true
   echo "${value:-0}"
 }
-for attempt in $(seq 1 50); do
-  rm -f "$ctrlc_db"
-  "$kbisect" --db "$ctrlc_db" --json nightly -c "$work/sim-nightly.yaml" >"$work/ctrlc.out" \
-    2>"$work/ctrlc.err" &
-  ctrlc_pid=$!
-  while kill -0 "$ctrlc_pid" 2>/dev/null && (($(journaled_samples) < 15)); do sleep 0.01; done
-  kill -INT "$ctrlc_pid" 2>/dev/null || true
-  status=0 && wait "$ctrlc_pid" 2>/dev/null || status=$?
-  ((status == 130)) && break
-done
-((status == 130)) || fail "no Ctrl-C landed mid-bisection in 50 attempts"
+# signal_mid_bisection SIGNAL DB OUT: runs a --json nightly on a new DB (stdout in OUT.out,
+# stderr in OUT.err) and sends it SIGNAL once its bisection has journaled 15 samples, until one
+# lands there (the nightly ends by that signal), at most 50 times; leaves status its exit code.
+signal_mid_bisection() {
+  local signal=$1 database=$2 out=$3 pid
+  for attempt in $(seq 1 50); do
+    rm -f "$database"*
+    "$kbisect" --db "$database" --json nightly -c "$work/sim-nightly.yaml" >"$out.out" \
+      2>"$out.err" &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null && (($(journaled_samples "$database") < 15)); do
+      sleep 0.01
+    done
+    kill "-$signal" "$pid" 2>/dev/null || true
+    status=0 && wait "$pid" 2>/dev/null || status=$?
+    ((status == 128 + $(kill -l "$signal"))) && return 0
+  done
+  fail "no SIG$signal landed mid-bisection in 50 attempts"
+}
+signal_mid_bisection INT "$ctrlc_db" "$work/ctrlc"
 stopped=$(sqlite3 "$ctrlc_db" "select id from sessions where kind = 'bisect' and status = 'running'")
 [[ -n $stopped ]] || fail "Ctrl-C mid-bisection left no resumable bisect session"
 tail -n 1 "$work/ctrlc.out" |
@@ -267,18 +276,7 @@ grep -qx "{\"event\":\"resume\",\"session\":$stopped,\"text\":\"resuming session
 # 5c. A nightly killed outright mid-bisection names its bisection all the same: its log follows
 #     there, before and after the next nightly marks it aborted.
 killed_db=$work/killed.db
-for attempt in $(seq 1 50); do
-  rm -f "$killed_db"*
-  "$kbisect" --db "$killed_db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>&1 &
-  killed_pid=$!
-  while kill -0 "$killed_pid" 2>/dev/null && (($(journaled_samples "$killed_db") < 15)); do
-    sleep 0.01
-  done
-  kill -KILL "$killed_pid" 2>/dev/null || true
-  status=0 && wait "$killed_pid" 2>/dev/null || status=$?
-  ((status == 137)) && break
-done
-((status == 137)) || fail "no kill -9 landed mid-bisection in 50 attempts"
+signal_mid_bisection KILL "$killed_db" "$work/killed"
 killed_nightly=$(sqlite3 "$killed_db" "select id from sessions where kind = 'nightly'")
 bisection=$(sqlite3 "$killed_db" "select id from sessions where kind = 'bisect'")
 linked() {
