@@ -166,14 +166,7 @@ Database open_read_only(const std::filesystem::path& path) {
 }
 
 void execute(sqlite3* db, const char* sql) {
-  char* message = nullptr;
-  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
-  if (rc != SQLITE_OK) {
-    std::string text = message != nullptr ? message : sqlite3_errstr(rc);
-    sqlite3_free(message);
-    if (auto problem = problem_of_the_file(db)) fail("{}", *problem);
-    fail("database {}: {}: {}", database_name(db), sql, text);
-  }
+  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail_sqlite(db, sql);
 }
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
