@@ -391,6 +391,8 @@ VmEnding LibvirtBackend::boot(const VmPlan& plan, const fs::path& console_log, P
     // Events are the signal; the state check covers a connection that lost them.
     if (stop.stopped) break;
     const int active = virDomainIsActive(domain.get());
+    // A transient domain is undefined as it stops, before its event may arrive: gone is ended.
+    if (active < 0 && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) break;
     if (active < 0) {
       ending = {VmEnd::kQemuDied, fmt::format("libvirt at {} lost track of domain {}: {}", uri_,
                                               plan.name, libvirt_error())};
