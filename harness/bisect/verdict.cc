@@ -166,8 +166,12 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   check.effect = worsening(good, bad, metric.better);
   // The floor is applied to what the samples allow: a change counts unless it is confidently
   // smaller than min_effect (the upper end of its 1 - alpha interval is below the floor).
+  // The shift is in log badness; the floor is a relative worsening of the metric itself
+  // (for iops 1 - bad/good, not good/bad - 1), as the effect printed beside it.
   Shift shift = hodges_lehmann(g, b, 1 - spec.alpha);
-  bool may_be_large = std::expm1(shift.high) >= spec.min_effect;
+  const double largest_worsening =
+      metric.better == Better::kHigher ? -std::expm1(-shift.high) : std::expm1(shift.high);
+  bool may_be_large = largest_worsening >= spec.min_effect;
   // "No regression" before the cap only when the change is confidently below the floor: an
   // early stop on a few unlucky samples would end a session that more samples would start.
   // Not before max_samples each: with fewer the interval is the range of the differences and

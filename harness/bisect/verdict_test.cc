@@ -178,6 +178,28 @@ TEST(Verdict, NoRegressionBeforeTheCapOnlyWhenConfidentlyBelowTheFloor) {
             VerdictKind::kUndecided);
 }
 
+// The floor is the same relative worsening whichever way the metric is better: a 4.9% iops
+// drop, like a 4.9% latency rise, is confidently below a 5% floor.
+TEST(Verdict, TheFloorIsTheSameWorseningForHigherAndLowerIsBetter) {
+  BisectSpec spec;
+  spec.min_effect = 0.05;
+  std::vector<double> good, fewer_iops, more_latency;
+  for (int i = 0; i < 10; ++i) {
+    good.push_back(100 + 0.01 * i);
+    fewer_iops.push_back(95.1 + 0.01 * i);
+    more_latency.push_back(104.9 + 0.01 * i);
+  }
+  MetricSpec iops, latency;
+  iops.name = "read.iops";
+  latency.name = "read.clat_p99";
+  latency.better = Better::kLower;
+  for (auto [metric, bad] : {std::pair{iops, fewer_iops}, std::pair{latency, more_latency}}) {
+    EndpointCheck check = check_endpoints(good, bad, metric, spec, EndpointAsk::kFinal);
+    EXPECT_EQ(check.kind, VerdictKind::kGood) << metric.name << ": " << check.message;
+    EXPECT_NEAR(check.effect, 0.049, 0.0005) << metric.name;
+  }
+}
+
 // Past max_samples a side the strategies ask the check only every few pairs, and those asks
 // need p <= alpha / 4: a tip that did not regress is asked until its cap.
 TEST(Verdict, EndpointChecksPastMaxSamplesNeedAQuarterOfAlpha) {
