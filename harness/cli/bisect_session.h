@@ -49,6 +49,10 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo, const Bise
 // session (none: 0; no store: none could be opened) measured up to there. It stays resumable.
 nlohmann::json stopped_result(Store* store, int64_t session_id, const std::string& error);
 
+// The session a command line names (log, report): a session id, or last / latest for the newest
+// session in `store`.
+int64_t session_named(Store& store, const std::string& text);
+
 // The request that started `session` (as --resume goes on with it): its endpoints as the
 // commits they were resolved to, its strategy and options.
 BisectRequest request_of(const SessionRecord& session);

@@ -10,7 +10,6 @@
 #include "bisect/session.h"
 #include "cli/bisect_session.h"
 #include "cli/commands.h"
-#include "cli/option_checks.h"
 #include "common/error.h"
 #include "common/printable.h"
 #include "config/config.h"
@@ -95,14 +94,15 @@ void print_start(const Subjects& subjects, const SessionRecord& session, bool in
   for (const auto& good : session.good_commits) print_mark(subjects, "good", good);
 }
 
-int print_log(const GlobalOptions& globals, int64_t session_id) {
+int print_log(const GlobalOptions& globals, const std::string& session_text) {
   if (globals.json) {
     fail(
         "--json: log prints what `git bisect replay` reads; for a session's steps as JSON use "
         "`kbisect query --format json steps {}`",
-        session_id);
+        session_text);
   }
   Store store = Store::for_reading(existing_database_path(globals));
+  int64_t session_id = session_named(store, session_text);
   auto session = store.session(session_id);
   if (const auto bisection = session ? nightly_bisection(*session) : std::nullopt) {
     fmt::print("# nightly {}: its bisection, session {}\n", session_id, *bisection);
@@ -177,8 +177,8 @@ int print_log(const GlobalOptions& globals, int64_t session_id) {
 
 void add_log_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
   auto* command = app.add_subcommand("log", "a bisect session as `git bisect log` (replayable)");
-  auto session = std::make_shared<int64_t>(0);
-  command->add_option("session", *session, "session id")->required()->check(session_id_check());
+  auto session = std::make_shared<std::string>();
+  command->add_option("session", *session, "session id, or last")->required();
   command->callback([&globals, &action, session] {
     action = [&globals, session] { return print_log(globals, *session); };
   });

@@ -7,7 +7,7 @@
 
 namespace kbisect {
 
-// A session id (bisect --resume, log SESSION).
+// A session id (bisect --resume).
 CLI::Validator session_id_check();
 
 // A number of samples, 1 to 1000 (run, compare and revert-check --samples).

@@ -2,6 +2,7 @@
 // optionally as one self-contained HTML page with SVG plots.
 #include <fmt/format.h>
 
+#include "cli/bisect_session.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "common/file.h"
@@ -18,25 +19,6 @@ struct ReportOptions {
   std::string session;  // a number, or last / latest
   std::filesystem::path html;
 };
-
-int64_t session_id(Store& store, const std::string& text) {
-  if (text == "last" || text == "latest") {
-    auto sessions = store.sessions();
-    if (sessions.empty()) fail("{} holds no session yet", store.path().string());
-    return sessions.front().id;
-  }
-  size_t end = 0;
-  int64_t id = 0;
-  try {
-    id = std::stoll(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
-  if (end != text.size() || id <= 0) {
-    fail("'{}' is not a session id; give a number (see `kbisect query sessions`) or last", text);
-  }
-  return id;
-}
 
 // A nightly that bisected keeps its samples in that bisection's session: the report is that
 // session's, after a line of what the nightly decided. Returns the session to report.
@@ -59,7 +41,7 @@ int report(const GlobalOptions& globals, const ReportOptions& options) {
   }
   Store store = Store::for_reading(existing_database_path(globals));
   ReportData data =
-      load_report_data(store, reported_session(store, session_id(store, options.session)));
+      load_report_data(store, reported_session(store, session_named(store, options.session)));
   add_scenario_facts(data);
   fmt::print("{}", text_report(data));
   if (!options.html.empty()) {

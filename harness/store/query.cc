@@ -417,6 +417,15 @@ void check_argument_matches(sqlite3* db, const NamedQuery& query, const std::str
        fmt::format(fmt::runtime(query.unmatched), argument, holds));
 }
 
+// A named query's SESSION: the id as given, or for last / latest the newest session's.
+std::string session_id_of(sqlite3* db, const std::string& argument) {
+  if (argument != "last" && argument != "latest") return argument;
+  std::string newest =
+      collect(db, "SELECT coalesce(max(id), '') FROM sessions", {}).rows.at(0).at(0).text;
+  if (newest.empty()) fail("kbisect query steps {}: the database holds no session yet", argument);
+  return newest;
+}
+
 // The named query the text asks for, with its argument, or nullopt for SQL.
 std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_query(
     const std::string& text) {
@@ -437,14 +446,14 @@ std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_quer
       fail("named query '{}' needs one {}: kbisect query '{} {}'", query.name, query.argument,
            query.name, query.argument);
     }
-    if (query.argument == "SESSION") {
+    if (query.argument == "SESSION" && parts[1] != "last" && parts[1] != "latest") {
       const std::string& argument = parts[1];
       int64_t id = 0;
       auto [end, error] = std::from_chars(argument.data(), argument.data() + argument.size(), id);
       if (error != std::errc() || end != argument.data() + argument.size()) {
         fail(
-            "named query 'steps' needs a session id (a number, see kbisect query sessions), "
-            "got '{}'",
+            "named query 'steps' needs a session id (a number, see kbisect query sessions, or "
+            "last), got '{}'",
             argument);
       }
     }
@@ -482,6 +491,8 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
     }
     const NamedQuery* query = named->first;
     arguments = std::move(named->second);
+    if (query->argument == "SESSION")
+      arguments.front() = session_id_of(db.get(), arguments.front());
     if (!arguments.empty()) check_argument_matches(db.get(), *query, arguments.front());
     sql = query->sql;
   }

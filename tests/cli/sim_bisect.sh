@@ -464,6 +464,15 @@ grep -q "^good and bad do not differ" "$work/drift.out" || fail "drift taken for
 grep -q "^host drift: the endpoints moved by -8[01]% of good at the start per 100 samples" "$work/drift.out" ||
   fail "no host drift line: $(cat "$work/drift.out")"
 
+# last names the newest session in log and in the steps query, as it does in report.
+newest=$(sqlite3 "$db" "select max(id) from sessions")
+for command in log "query --format csv steps"; do
+  "$kbisect" --db "$db" $command last >"$work/last.out" || fail "$command last: $(cat "$work/last.out")"
+  "$kbisect" --db "$db" $command "$newest" >"$work/newest.out"
+  [[ -s $work/last.out ]] && cmp -s "$work/last.out" "$work/newest.out" ||
+    fail "$command last is not $command $newest: $(diff "$work/last.out" "$work/newest.out")"
+done
+
 # A mistyped command is named, with the one that was meant.
 "$kbisect" --db "$db" reprot 1 2>"$work/typo.err" && fail "kbisect reprot ran"
 grep -q "^kbisect: error: unknown command 'reprot' (did you mean 'report'?); the commands: " \
