@@ -44,7 +44,8 @@ int exit_code(const std::string& verdict) {
 // `session_id`: set once the session exists.
 int bisect_in(CommandContext& context, const GlobalOptions& globals, const BisectOptions& options,
               int64_t& session_id) {
-  Repository repo = Repository::open(context.scenario.kernel.repo);
+  Repository repo =
+      Repository::open(context.scenario.kernel.repo, context.scenario.kernel.repo_place);
   BisectRun run = run_bisect(context, repo, options.request, [&](int64_t id) { session_id = id; });
   if (globals.json) {
     if (!run.answered_before) context.events.emit("culprit", run.result);

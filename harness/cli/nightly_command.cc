@@ -397,7 +397,7 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
   std::optional<Baseline> baseline_found;
   try {
     ref = tip_ref(context);
-    repo.emplace(Repository::open(scenario.kernel.repo));
+    repo.emplace(Repository::open(scenario.kernel.repo, scenario.kernel.repo_place));
     tip = repo->resolve(ref);
     baseline_found = choose_baseline(context.store, *repo, scenario, options);
   } catch (const Error& error) {  // Interrupted too

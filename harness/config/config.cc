@@ -399,7 +399,9 @@ Scenario Parser::parse(const YAML::Node& root) {
 
 void Parser::kernel(const Field& field, KernelSpec& kernel) const {
   check_map(field, {"repo", "base_config", "fragments", "cmdline_extra"});
-  kernel.repo = path(require(field, "repo"));
+  const Field repo = require(field, "repo");
+  kernel.repo = path(repo);
+  kernel.repo_place = where(repo.place(), repo.key);
   if (auto base = get(field, "base_config")) {
     std::string text = nonempty_string(*base);
     kernel.base_config = is_kconfig_target(text) ? text : existing_file(*base).string();
@@ -756,7 +758,12 @@ std::string Parser::git_name(const Field& field, std::string_view what) const {
 }
 
 // YAML is UTF-8, and a scenario's values end up in JSON (its hash, a session's options).
-void check_utf8(const fs::path& file, const std::string& text) {
+// yaml-cpp reads up to a NUL byte and then reports an error at the end of what it read.
+void check_text(const fs::path& file, const std::string& text) {
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    fail("{}:{}: holds a NUL byte; a config is YAML text", file.string(),
+         std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(nul), '\n') + 1);
+  }
   if (is_utf8(text)) return;
   std::istringstream lines(text);
   std::string line;
@@ -815,7 +822,7 @@ Scenario load_scenario(const fs::path& file) {
   } catch (const Error&) {
     fail("cannot read config {}; check its permissions", file.string());
   }
-  check_utf8(file, text);
+  check_text(file, text);
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(text);

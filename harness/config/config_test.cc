@@ -207,6 +207,7 @@ sim:
   EXPECT_EQ(s.vm.vcpu_pinning, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(s.vm.boot_timeout_seconds, 90);
   EXPECT_EQ(s.vm.workload_timeout_seconds, 300);
+  EXPECT_EQ(s.kernel.repo_place, (dir_ / "c.yaml").string() + ":3:9: kernel.repo");
   EXPECT_EQ(s.vm.workload_timeout_place,
             (dir_ / "c.yaml").string() + ":16:21: vm.workload_timeout");
   EXPECT_EQ(s.device.image, fs::path("/tmp/x.img"));
@@ -632,6 +633,12 @@ TEST_F(ConfigTest, TextThatIsNotUtf8IsRefusedAtItsLine) {
   EXPECT_EQ(error_of(std::string(kMinimal) + "filesystem: {mount_options: \"a\xff\"}\n"),
             "5: not UTF-8 text; save the config as UTF-8");
   EXPECT_EQ(load(std::string(kMinimal) + "# caf\xc3\xa9\n").name, "demo");
+}
+
+// yaml-cpp would stop at the NUL and name the end of what it read.
+TEST_F(ConfigTest, ANulByteIsRefusedAtItsLine) {
+  EXPECT_EQ(error_of(std::string(kMinimal) + std::string("# a\0b\n", 6)),
+            "5: holds a NUL byte; a config is YAML text");
 }
 
 // yaml-cpp puts an error at the end of the input on a line past the last.

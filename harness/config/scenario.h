@@ -15,6 +15,7 @@ namespace kbisect {
 
 struct KernelSpec {
   std::filesystem::path repo;                    // git repository with the kernel tree
+  std::string repo_place = "kernel.repo";        // "FILE:LINE:COLUMN: kernel.repo"
   std::string base_config = "tinyconfig";        // a make target (below) or path to a .config
   std::vector<std::filesystem::path> fragments;  // merged in order on top of the base
   std::string cmdline_extra;                     // appended to the guest kernel command line

@@ -123,20 +123,21 @@ std::optional<std::string> unique_committish_prefix(git_repository* repo, const 
 
 }  // namespace
 
-Repository Repository::open(const std::filesystem::path& path) {
+Repository Repository::open(const std::filesystem::path& path, std::string_view place) {
   init_libgit2();
+  const std::string at = place.empty() ? "" : fmt::format("{}: ", place);
   git_repository* raw = nullptr;
   // NO_SEARCH: the configured path must itself be the repository, not a directory below one.
   int result = git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr);
   GitRepositoryPtr repo(raw);
   if (refused_for_its_owner(result)) {
     fail(
-        "git repository {} belongs to another user, and git (libgit2 too) opens such a "
+        "{}git repository {} belongs to another user, and git (libgit2 too) opens such a "
         "repository only once safe.directory names it; if you trust it, run as this user: {}",
-        path.string(),
+        at, path.string(),
         shell_command({"git", "config", "--global", "--add", "safe.directory", path.string()}));
   }
-  check_git(result, fmt::format("cannot open git repository {}", path.string()),
+  check_git(result, fmt::format("{}cannot open git repository {}", at, path.string()),
             "set kernel.repo in the config to a kernel git checkout");
   return Repository(std::move(repo), path);
 }

@@ -50,7 +50,9 @@ struct CommitInfo {
 class Repository {
  public:
   // Opens the repository at `path` (a work tree, its .git directory or a bare repository).
-  static Repository open(const std::filesystem::path& path);
+  // `place` ("FILE:LINE:COLUMN: kernel.repo") says where the path was given; errors begin
+  // with it.
+  static Repository open(const std::filesystem::path& path, std::string_view place = {});
 
   // The commit that `spec` names, as a 40-hex id; tags are peeled. Throws Error for unknown,
   // ambiguous or non-commit specs.

@@ -13,6 +13,7 @@ namespace {
 
 using testing::HasSubstr;
 using testing::Not;
+using testing::StartsWith;
 
 std::string error_of(const std::function<void()>& action) {
   try {
@@ -138,6 +139,9 @@ TEST(Repository, OpeningANonRepositoryIsAClearError) {
               HasSubstr("cannot open git repository"));
   EXPECT_THAT(error_of([&] { Repository::open(dir.path() / "missing"); }),
               HasSubstr("set kernel.repo"));
+  // Where the path was given comes first, as every config error's FILE:LINE.
+  EXPECT_THAT(error_of([&] { Repository::open(dir.path(), "c.yaml:3:9: kernel.repo"); }),
+              StartsWith("c.yaml:3:9: kernel.repo: cannot open git repository"));
 }
 
 // libgit2 reads its global, XDG and system configs from `dir` (an empty one: none) while this

@@ -37,7 +37,7 @@ CommitMeasurer::CommitMeasurer(const Scenario& scenario, Store& store, Events& e
       workdir_(kbuild_safe_workdir(workdir)),
       workdir_lock_(workdir_,
                     "wait for it, or give this scenario its own workdir (the key workdir:)"),
-      repo_(Repository::open(scenario.kernel.repo)),
+      repo_(Repository::open(scenario.kernel.repo, scenario.kernel.repo_place)),
       runner_(make_runner(scenario, workdir_, &events)),
       config_hash_(scenario_hash(scenario)),
       host_(this_host_name()) {}

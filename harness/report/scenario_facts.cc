@@ -80,7 +80,7 @@ void add_scenario_facts(ReportData& data) {
   }
   order_metrics(data, scenario);
   try {
-    read_subjects(data, Repository::open(scenario.kernel.repo));
+    read_subjects(data, Repository::open(scenario.kernel.repo, scenario.kernel.repo_place));
   } catch (const Error& error) {
     data.subjects_unavailable =
         fmt::format("the kernel repository cannot be read: {}", error.what());
