@@ -75,6 +75,10 @@ void check_same_judging(const SessionRecord& session, const Scenario& scenario) 
 SessionRecord resumed_session(Store& store, int64_t id) {
   // Asked before the store would create a database.
   auto session = Store::holds_data(store.path()) ? store.session(id) : std::nullopt;
+  if (const auto bisection = session ? nightly_bisection(*session) : std::nullopt) {
+    fail("session {} is a nightly; its bisection is session {}, which --resume {} goes on with", id,
+         *bisection, *bisection);
+  }
   if (!session || session->kind != SessionKind::kBisect) {
     fail("there is no bisect session {} in {}; list them with `kbisect query sessions`", id,
          store.path().string());

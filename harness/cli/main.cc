@@ -114,6 +114,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "kbisect 0.1.0");
   app.require_subcommand(1);
   app.fallthrough();  // global options may also follow the subcommand
+  app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
+    return "kbisect: error: " + CLI::FailureMessage::simple(failed, error);
+  });
 
   kbisect::GlobalOptions globals;
   add_global_options(app, globals);

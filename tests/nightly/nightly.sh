@@ -287,6 +287,11 @@ linked() {
   fail "a nightly killed mid-bisection does not name it: $(linked), bisection $bisection"
 "$kbisect" --db "$killed_db" log "$killed_nightly" >"$work/killed.log" ||
   fail "log of a nightly killed mid-bisection: $(cat "$work/killed.log")"
+# bisect --resume of the nightly's id names the bisection to resume.
+"$kbisect" --db "$killed_db" bisect -c "$work/sim-nightly.yaml" --resume "$killed_nightly" \
+  2>"$work/resume.err" && fail "bisect --resume of a nightly's id ran"
+grep -qx "kbisect: error: session $killed_nightly is a nightly; its bisection is session $bisection, which --resume $bisection goes on with" \
+  "$work/resume.err" || fail "bisect --resume of a nightly's id: $(cat "$work/resume.err")"
 "$kbisect" --db "$killed_db" nightly -c "$work/sim-nightly.yaml" >/dev/null 2>&1 || true
 [[ $(linked) == "aborted $bisection" ]] ||
   fail "the killed nightly, once marked aborted, does not name its bisection: $(linked)"
