@@ -127,12 +127,14 @@ int print_log(const GlobalOptions& globals, const std::string& session_text) {
   }
   const Subjects subjects(session->config_path);
 
-  // A commit's last verdict stands: the search judges a commit again when a refuted culprit's
-  // confirmation gave it more samples.
+  // A commit's last decision stands: the search judges a commit again when a refuted culprit's
+  // confirmation gave it more samples. An undecided verdict after it decides nothing (the
+  // report, too, shows the decision).
   std::vector<VerdictRecord> decisions;
   for (const auto& verdict : store.verdicts_of(session_id)) {
     // Checks after the search, not decisions.
     if (verdict.phase == phase_name(Phase::kConfirm)) continue;
+    if (verdict.verdict == Verdict::kUndecided) continue;
     std::erase_if(decisions, [&](const VerdictRecord& d) { return d.commit == verdict.commit; });
     decisions.push_back(verdict);
   }
@@ -154,7 +156,7 @@ int print_log(const GlobalOptions& globals, const std::string& session_text) {
         print_mark(subjects, "skip", verdict.commit);
         break;
       case Verdict::kUndecided:
-        break;  // more samples followed; the later verdict decides
+        break;  // left out above
     }
   }
   if (!session->result_json.empty()) {

@@ -49,11 +49,13 @@ void add_bisect_facts(const ReportData& data, std::vector<Fact>& facts) {
   facts.push_back({"bad", named(data, session.bad_commit)});
   const std::string verdict = result_text(data, "verdict");
   if (!verdict.empty()) {
+    // Only a culprit found is confirmed or not; no regression has nothing to confirm.
+    const std::string confirmation = verdict != "found"                      ? ""
+                                     : data.result.value("confirmed", false) ? ", confirmed"
+                                                                             : ", not confirmed";
     facts.push_back(
-        {"verdict",
-         fmt::format("{}, {}; {} steps, {} samples", verdict,
-                     data.result.value("confirmed", false) ? "confirmed" : "not confirmed",
-                     data.result.value("steps", 0), data.result.value("samples", 0))});
+        {"verdict", fmt::format("{}{}; {} steps, {} samples", verdict, confirmation,
+                                data.result.value("steps", 0), data.result.value("samples", 0))});
   }
   if (auto message = result_text(data, "message"); !message.empty()) {
     facts.push_back({"message", message});

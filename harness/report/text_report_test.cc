@@ -39,6 +39,16 @@ TEST(TextReport, ABisectionReadsLikeA0DayMail) {
   EXPECT_THAT(text, HasSubstr("  revert on bad:     fixes the regression"));
 }
 
+TEST(TextReport, OnlyAFoundCulpritIsConfirmedOrNot) {
+  ReportData data = finished_bisect_report();
+  data.result["verdict"] = "no-regression";
+  data.result["culprit"] = nullptr;
+  EXPECT_THAT(text_report(data), HasSubstr("verdict:     no-regression; 4 steps, 17 samples\n"));
+  data.result["verdict"] = "found";
+  data.result["confirmed"] = false;
+  EXPECT_THAT(text_report(data), HasSubstr("verdict:     found, not confirmed; 4 steps"));
+}
+
 TEST(TextReport, ThePathShowsEveryStepWithItsVerdict) {
   const std::string text = text_report(finished_bisect_report());
   EXPECT_THAT(text, HasSubstr("bisection path (read.iops):\n"

@@ -367,6 +367,15 @@ refuted_repo bisect replay "$work/refuted.log" >"$work/refuted-replay.out" 2>&1 
 grep -q "^$planted is the first bad commit" "$work/refuted-replay.out" ||
   { cat "$work/refuted-replay.out"; fail "refuted: replay did not end at $planted"; }
 refuted_repo bisect reset >/dev/null 2>&1
+# An undecided verdict after a commit's decision (more samples that did not settle it) leaves
+# the decision in the log, as in the report.
+sqlite3 "$db" ".backup $work/undecided.db"
+sqlite3 "$work/undecided.db" "insert into verdicts (session_id, step, commit_id, verdict, samples,
+  good_samples, bad_samples, phase) select session_id, step, commit_id, 'undecided', samples,
+  good_samples, bad_samples, phase from verdicts where session_id = $session
+  and verdict != 'undecided' and phase = 'search'"
+"$kbisect" --db "$work/undecided.db" log "$session" | cmp -s - "$work/refuted.log" ||
+  fail "undecided verdicts after decisions changed the log"
 "$kbisect" --db "$db" report "$session" >"$work/refuted-report.txt"
 grep -q "^  refuted before: *${child:0:12}: not worse than parent" "$work/refuted-report.txt" ||
   fail "refuted: the report does not say: $(cat "$work/refuted-report.txt")"
