@@ -417,9 +417,19 @@ void check_argument_matches(sqlite3* db, const NamedQuery& query, const std::str
        fmt::format(fmt::runtime(query.unmatched), argument, holds));
 }
 
-// A named query's SESSION: the id as given, or for last / latest the newest session's.
+// A named query's SESSION: a session id as given, or for last / latest the newest session's.
 std::string session_id_of(sqlite3* db, const std::string& argument) {
-  if (argument != "last" && argument != "latest") return argument;
+  if (argument != "last" && argument != "latest") {
+    int64_t id = 0;
+    auto [end, error] = std::from_chars(argument.data(), argument.data() + argument.size(), id);
+    if (error != std::errc() || end != argument.data() + argument.size()) {
+      fail(
+          "named query 'steps' needs a session id (a number, see kbisect query sessions, or "
+          "last), got '{}'",
+          argument);
+    }
+    return argument;
+  }
   std::string newest =
       collect(db, "SELECT coalesce(max(id), '') FROM sessions", {}).rows.at(0).at(0).text;
   if (newest.empty()) fail("kbisect query steps {}: the database holds no session yet", argument);
@@ -446,17 +456,6 @@ std::optional<std::pair<const NamedQuery*, std::vector<std::string>>> named_quer
       fail("named query '{}' needs one {}: kbisect query '{} {}'", query.name, query.argument,
            query.name, query.argument);
     }
-    if (query.argument == "SESSION" && parts[1] != "last" && parts[1] != "latest") {
-      const std::string& argument = parts[1];
-      int64_t id = 0;
-      auto [end, error] = std::from_chars(argument.data(), argument.data() + argument.size(), id);
-      if (error != std::errc() || end != argument.data() + argument.size()) {
-        fail(
-            "named query 'steps' needs a session id (a number, see kbisect query sessions, or "
-            "last), got '{}'",
-            argument);
-      }
-    }
     parts.erase(parts.begin());
     return std::pair{&query, parts};
   }
@@ -480,6 +479,12 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
   std::string_view sql = sql_or_name;
   std::vector<std::string> arguments;
   if (auto named = named_query(sql_or_name)) {
+    const NamedQuery* query = named->first;
+    arguments = std::move(named->second);
+    // Before the schema's version, as the other usage errors of a named query.
+    if (query->argument == "SESSION") {
+      arguments.front() = session_id_of(db.get(), arguments.front());
+    }
     if (const int version = database_version(db.get()); version != schema_version()) {
       fail(
           "{} has schema version {} and the named queries read version {}: {}; or query its "
@@ -489,10 +494,6 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
               ? "a newer kbisect wrote it, whose query reads it"
               : "`kbisect report` or `log` on it brings it up to date (where you may write it)");
     }
-    const NamedQuery* query = named->first;
-    arguments = std::move(named->second);
-    if (query->argument == "SESSION")
-      arguments.front() = session_id_of(db.get(), arguments.front());
     if (!arguments.empty()) check_argument_matches(db.get(), *query, arguments.front());
     sql = query->sql;
   }
