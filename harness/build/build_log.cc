@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <vector>
 
 #include "common/lines.h"
 #include "common/printable.h"
@@ -18,6 +17,25 @@ bool is_error_line(std::string_view line) {
          line.find("undefined reference") != std::string_view::npos ||
          (line.find("***") != std::string_view::npos &&
           line.find("Error") != std::string_view::npos);
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::ranges::all_of(text, [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Removes a trailing ":NUMBER" from `text`; false when it has none.
+bool take_number(std::string_view& text) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || !all_digits(text.substr(colon + 1))) return false;
+  text = text.substr(0, colon);
+  return true;
+}
+
+// The FILE of "FILE:LINE" or "FILE:LINE:COLUMN"; empty without a line number.
+std::string_view file_of_location(std::string_view location) {
+  if (!take_number(location)) return {};
+  take_number(location);  // the column, when there is one
+  return location;
 }
 
 std::string one_line_reason(std::string_view line) {
@@ -53,6 +71,24 @@ std::string first_error_line(std::string_view log) {
     if (is_error_line(line)) return one_line_reason(line);
   }
   return "";
+}
+
+std::vector<std::string> compile_error_files(std::string_view log) {
+  std::vector<std::string> files;
+  while (!log.empty()) {
+    std::string_view line = take_line(log);
+    if (line.find("undefined reference") != std::string_view::npos) return {};
+    size_t error = line.find(": error:");
+    if (error == std::string_view::npos) error = line.find(": fatal error:");
+    if (error == std::string_view::npos) {
+      if (line.find("error:") != std::string_view::npos) return {};
+      continue;
+    }
+    std::string_view file = file_of_location(line.substr(0, error));
+    if (file.empty()) return {};
+    files.emplace_back(file);
+  }
+  return files;
 }
 
 bool is_compile_line(std::string_view line) {

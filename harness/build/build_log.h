@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kbisect {
 
@@ -15,6 +16,12 @@ std::string summarize_build_log(std::string_view log, size_t tail_lines = 50);
 // reason: at most 200 bytes, cut between UTF-8 characters, control characters (a colour
 // escape) as '?'. Empty when there is none.
 std::string first_error_line(std::string_view log);
+
+// The files that the compiler's error lines ("FILE:LINE[:COLUMN]: [fatal ]error: ...") name, in
+// the order of the log. Empty when the log has no such line, or when one of its errors has
+// no location (make's "No rule to make target", the linker's "undefined reference", "gcc:
+// error: ..."): then no file can be blamed.
+std::vector<std::string> compile_error_files(std::string_view log);
 
 // A Kbuild line that compiles one C file ("  CC      fs/ext4/file.o"): the progress unit.
 bool is_compile_line(std::string_view line);

@@ -55,6 +55,25 @@ TEST(BuildLog, UndefinedReferencesAreErrors) {
   EXPECT_EQ(summary.find("error lines:\nld: foo.o: undefined reference"), 0u);
 }
 
+TEST(BuildLog, CompileErrorFilesAreTheLocationsOfTheCompilersErrors) {
+  std::string log;
+  log += "In file included from /src/fs/ext4/file.c:12:\n";
+  log += "/src/include/linux/fs.h:7:3: error: unknown type name 'foo'\n";
+  log += "/src/fs/ext4/file.c:42: fatal error: bar.h: No such file or directory\n";
+  log += "make[3]: *** [scripts/Makefile.build:250: fs/ext4/file.o] Error 1\n";
+  EXPECT_EQ(compile_error_files(log),
+            (std::vector<std::string>{"/src/include/linux/fs.h", "/src/fs/ext4/file.c"}));
+  // An error no file can be blamed for, anywhere in the log, blames none.
+  for (const char* unlocated : {"gcc: error: unrecognized command-line option '-mfoo'\n",
+                                "fs/ext4/file.o: error: objtool: missing symbol\n",
+                                "ld: fs/ext4/file.o: undefined reference to `bar'\n"}) {
+    EXPECT_EQ(compile_error_files(log + unlocated), std::vector<std::string>()) << unlocated;
+  }
+  EXPECT_EQ(compile_error_files("make[2]: *** No rule to make target 'x.h', needed by 'y.o'.  "
+                                "Stop.\nmake: *** [Makefile:2012: .] Error 2\n"),
+            std::vector<std::string>());
+}
+
 TEST(BuildLog, CompileLinesAndFailuresOfTheMachine) {
   EXPECT_TRUE(is_compile_line("  CC      fs/ext4/file.o"));
   EXPECT_FALSE(is_compile_line("  LD      vmlinux"));

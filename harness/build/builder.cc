@@ -260,27 +260,51 @@ void fail_if_machine_failure(const std::string& log_text, const fs::path& log) {
   }
 }
 
+// Whether every error of the compiler in `log_text` is in a source file written since the last
+// make in the object directory ended, at `last_make` (by the checkout of this tree, or by
+// hand). Such errors are the tree's own: a
+// build from an empty directory would compile the same files and fail on them again. Kbuild
+// runs the compiler in the object directory, so a relative file name is taken from there.
+bool fails_in_sources_written_since(const std::string& log_text, const fs::path& source_dir,
+                                    const fs::path& object_dir, fs::file_time_type last_make) {
+  const std::vector<std::string> files = compile_error_files(log_text);
+  return !files.empty() && std::ranges::all_of(files, [&](const std::string& name) {
+    const fs::path file = (fs::absolute(object_dir) / name).lexically_normal();
+    const fs::path in_tree = file.lexically_relative(source_dir.lexically_normal());
+    if (in_tree.empty() || *in_tree.begin() == "..") return false;
+    std::error_code error;
+    const fs::file_time_type written = fs::last_write_time(file, error);
+    // Equal: written in the same tick of the file system's coarse clock, yet after that make.
+    return !error && written >= last_make;
+  });
+}
+
 // `make bzImage` of a configured object directory; stores the image in the cache, or keeps and
 // remembers the failure. A failure in a directory that earlier trees were built in may be the
 // directory's (a stale generated file, the weaker dependency tracking of objtool and other
-// host tools), not the tree's: it is remembered only once a build from an empty directory
-// fails too.
+// host tools), not the tree's: unless the compiler blames only files the tree changed, it is
+// remembered only once a build from an empty directory fails too.
 void compile(BuildResult& result, const BuildRequest& request, const ConfigRequest& config,
              const fs::path& object_dir, BuildCache& cache, const BuildKey& key) {
-  const bool incremental = fs::exists(object_dir / kBuildLog);
+  const fs::path log = object_dir / kBuildLog;
+  const bool incremental = fs::exists(log);
+  const fs::file_time_type last_make =
+      incremental ? fs::last_write_time(log) : fs::file_time_type{};
   BuildProgress progress{0, read_compile_count(object_dir)};
   const auto build_start = Clock::now();
   ProcessResult make = run_make(request, config, object_dir, progress);
-  const fs::path log = object_dir / kBuildLog;
   if (!make.ok() && incremental) {
-    fail_if_machine_failure(read_file(log), log);
-    result.warnings.push_back(
-        "make failed in the object directory of earlier builds; built again from an empty one");
-    const std::string config_text = read_file(object_dir / ".config");
-    empty_object_directory(object_dir);
-    write_file(object_dir / ".config", config_text);
-    progress.compiled = 0;
-    make = run_make(request, config, object_dir, progress);
+    const std::string text = read_file(log);
+    fail_if_machine_failure(text, log);
+    if (!fails_in_sources_written_since(text, config.source_dir, object_dir, last_make)) {
+      result.warnings.push_back(
+          "make failed in the object directory of earlier builds; built again from an empty one");
+      const std::string config_text = read_file(object_dir / ".config");
+      empty_object_directory(object_dir);
+      write_file(object_dir / ".config", config_text);
+      progress.compiled = 0;
+      make = run_make(request, config, object_dir, progress);
+    }
   }
   result.build_seconds = seconds_since(build_start);
   if (!make.ok()) {

@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 // olddefconfig drops CONFIG_DROPPED, as Kconfig drops an option whose dependency is unmet.
-// bzImage is made of the source and the .config, and fails on a "syntax error" in code.c, or on
-// a stale.h an earlier build left in the object directory.
+// bzImage is made of the source and the .config, and fails on a "syntax error" in code.c (named
+// by its absolute path, as Kbuild's O= builds do), or on a stale.h an earlier build left in the
+// object directory.
 constexpr const char* kMakefile = R"(
 tinyconfig:
 	echo tinyconfig >> $(CURDIR)/../kconfig-runs
@@ -37,7 +38,7 @@ bzImage:
 	@echo '  CC      one.o'
 	@echo '  CC      two.o'
 	@echo '  LD      vmlinux'
-	@if grep -q SYNTAX code.c; then echo "code.c:1:7: error: expected ';'"; exit 2; fi
+	@if grep -q SYNTAX code.c; then echo "$(CURDIR)/code.c:1:7: error: expected ';'"; exit 2; fi
 	@if grep -q OOM code.c; then echo 'gcc: fatal error: Killed signal terminated program cc1'; exit 2; fi
 	@if grep -q SLOW code.c; then sleep 30; fi
 	mkdir -p $(O)/arch/x86/boot
@@ -196,7 +197,8 @@ TEST_F(BuilderTest, CompileErrorIsBuildFailedWithTheErrorLine) {
   BuildResult result = builder_.build(request_);
   EXPECT_EQ(result.outcome, BuildOutcome::kBuildFailed);
   EXPECT_EQ(to_string(result.outcome), std::string("build-failed"));
-  EXPECT_THAT(result.log_tail, HasSubstr("error lines:\ncode.c:1:7: error: expected ';'"));
+  EXPECT_THAT(result.log_tail, HasSubstr("error lines:\n" + (root_ / "src/code.c").string() +
+                                         ":1:7: error: expected ';'"));
   EXPECT_THAT(read_file(result.log), HasSubstr("code.c:1:7: error"));
   EXPECT_TRUE(fs::exists(result.config));
   EXPECT_FALSE(result.cache_hit);
@@ -223,9 +225,27 @@ TEST_F(BuilderTest, AFailureInTheObjectDirectoryOfEarlierBuildsIsRetriedFromAnEm
   EXPECT_EQ(read_file(root_ / "make-runs"), "bzImage\nbzImage\nbzImage\n");
 }
 
+// The compiler's error is in a file written since the last build: the tree's own, so it is not
+// built again from an empty directory.
+TEST_F(BuilderTest, ACompileErrorInAFileTheTreeChangedIsRememberedAtOnce) {
+  ASSERT_TRUE(builder_.build(request_).ok());
+  write_file(root_ / "src/code.c", "int main(void) { SYNTAX }\n");
+  request_.tree_id = "tree2";
+  BuildResult result = builder_.build(request_);
+  EXPECT_EQ(result.outcome, BuildOutcome::kBuildFailed);
+  EXPECT_THAT(result.warnings, testing::Not(testing::Contains(HasSubstr("built again"))));
+  EXPECT_EQ(read_file(root_ / "make-runs"), "bzImage\nbzImage\n");
+  EXPECT_TRUE(builder_.build(request_).cache_hit);
+  EXPECT_EQ(read_file(root_ / "make-runs"), "bzImage\nbzImage\n");
+}
+
+// The compiler's error is in a file older than the last build (a header the tree changed may be
+// the cause, or the directory's state): it counts only once a build from empty fails too.
 TEST_F(BuilderTest, ATreeThatFailsFromAnEmptyObjectDirectoryTooIsRemembered) {
   ASSERT_TRUE(builder_.build(request_).ok());
   write_file(root_ / "src/code.c", "int main(void) { SYNTAX }\n");
+  fs::last_write_time(root_ / "src/code.c",
+                      fs::last_write_time(root_ / "obj/kbisect-build.log") - std::chrono::hours(1));
   request_.tree_id = "tree2";
   BuildResult result = builder_.build(request_);
   EXPECT_EQ(result.outcome, BuildOutcome::kBuildFailed);

@@ -58,6 +58,10 @@ set -e
 [[ $status -eq 1 ]] || fail "a commit that does not build must exit 1, got $status"
 grep -q "sample 1/1: build-failed (.*error: " "$out/broken.out" ||
   fail "not build-failed with the compiler's error: $(cat "$out/broken.out")"
+# The compiler's error is in a file that commit changed: its own, not built again from empty.
+if grep -q "built again from an empty one" "$out/broken.out"; then
+  fail "a compile error in a file the commit changed was built again from an empty directory"
+fi
 grep -q "^no sample was measured: nothing to summarize" "$out/broken.out" ||
   fail "an empty summary for a commit that does not build: $(cat "$out/broken.out")"
 outcome=$("$kbisect" --db "$db" query --format csv \
