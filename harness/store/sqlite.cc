@@ -165,6 +165,17 @@ Database open_read_only(const std::filesystem::path& path) {
   return db;
 }
 
+Database copy_in_memory(sqlite3* db) {
+  Database copy = open_with(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  Unique<sqlite3_backup, sqlite3_backup_finish> backup(
+      sqlite3_backup_init(copy.get(), "main", db, "main"));
+  if (!backup) fail_sqlite(copy.get(), "copying the database into memory");
+  const int rc = sqlite3_backup_step(backup.get(), -1);
+  backup.reset();
+  if (rc != SQLITE_DONE) fail_sqlite(copy.get(), "copying the database into memory");
+  return copy;
+}
+
 void execute(sqlite3* db, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) fail_sqlite(db, sql);
 }

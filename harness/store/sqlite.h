@@ -28,6 +28,10 @@ Database open_read_write(const std::filesystem::path& path);
 // any read-write connection would: a read-only one cannot read past it.
 Database open_read_only(const std::filesystem::path& path);
 
+// A copy of the database of `db` in memory (SQLite's backup API): what is written to it stays
+// there.
+Database copy_in_memory(sqlite3* db);
+
 // How long a connection waits for another process's write lock before giving up.
 inline constexpr int kBusyTimeoutMs = 60'000;
 

@@ -1,7 +1,5 @@
 #include "store/store.h"
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -183,18 +181,13 @@ Store Store::for_reading(const std::filesystem::path& path) {
   Database db = open_read_only(path);
   // Checked before anything could write: an empty file or another program's is left as it is.
   check_results_database(db.get(), path);
-  const int version = database_version(db.get());
-  if (version == schema_version()) return Store(path, std::move(db));
-  const std::filesystem::path directory = std::filesystem::absolute(path).parent_path();
-  if (::access(path.c_str(), W_OK) == 0 && ::access(directory.c_str(), W_OK) == 0) {
-    db.reset();
-    return Store(path);  // brings an older database up to date
+  if (database_version(db.get()) < schema_version()) {
+    // Brought up to date in a copy: reading leaves the file as an older kbisect, which may
+    // still be writing it, knows it.
+    db = copy_in_memory(db.get());
   }
-  fail(
-      "database {} has schema version {} and this kbisect reads {}; it cannot bring it up to "
-      "date without write access: ask its owner to run any kbisect command on it, or use the "
-      "kbisect that wrote it",
-      path.string(), version, schema_version());
+  migrate(db.get());  // refuses a newer schema
+  return Store(path, std::move(db));
 }
 
 int64_t Store::insert_build(const BuildRecord& build) {

@@ -33,8 +33,8 @@ class Store {
   void open();
 
   // For commands that only read (report, log): read-only, after checking that the file is a
-  // kbisect results database. One of an older schema is brought up to date first where this
-  // user may write it (else it is refused, as one of a newer schema is).
+  // kbisect results database. One of an older schema is read from a copy in memory brought up
+  // to date; one of a newer schema is refused.
   static Store for_reading(const std::filesystem::path& path);
 
   const std::filesystem::path& path() const { return path_; }

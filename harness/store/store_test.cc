@@ -158,6 +158,31 @@ TEST_F(StoreTest, UpgradeGivesStoredSkipsTheirReason) {
   EXPECT_EQ(verdicts[0].detail, "build-failed: the kernel does not build");
 }
 
+// report and log read an older database through a copy in memory brought up to date: the file
+// keeps the schema that an older kbisect, which may still be writing it, expects.
+TEST_F(StoreTest, ReadingAnOlderDatabaseLeavesItsSchemaAsItIs) {
+  int64_t session = 0;
+  {
+    Store store(db_path_);
+    session = store.create_session(SessionRecord{.scenario = "kept"});
+    store.add_step({.session_id = session, .step = 1, .commit = "c1", .phase = "search"});
+    store.add_verdict({.session_id = session,
+                       .step = 1,
+                       .commit = "c1",
+                       .verdict = Verdict::kGood,
+                       .phase = "search"});
+  }
+  downgrade(db_path_, 1);
+  Store reader = Store::for_reading(db_path_);
+  EXPECT_EQ(reader.sessions().at(0).scenario, "kept");
+  ASSERT_EQ(reader.verdicts_of(session).size(), 1u);
+  EXPECT_EQ(reader.verdicts_of(session)[0].phase, "search");
+  EXPECT_TRUE(reader.journal_of(session).empty());
+  EXPECT_EQ(count("PRAGMA user_version"), 1);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM sqlite_master WHERE name = 'journal'"), 0);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM pragma_table_info('verdicts') WHERE name = 'reason'"), 1);
+}
+
 TEST_F(StoreTest, RefusesADatabaseFromANewerKbisect) {
   {
     Database db = open_read_write(db_path_);
@@ -165,6 +190,15 @@ TEST_F(StoreTest, RefusesADatabaseFromANewerKbisect) {
   }
   try {
     Store store(db_path_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("schema version 99, newer than this kbisect understands"));
+  }
+  const fs::path newer = dir_ / "newer.db";  // with kbisect's tables, which report reads
+  { Store store(newer); }
+  execute(open_read_write(newer).get(), "PRAGMA user_version = 99");
+  try {
+    Store::for_reading(newer);
     FAIL();
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("schema version 99, newer than this kbisect understands"));
