@@ -149,8 +149,9 @@ bool regression_established(Store& store, int64_t session_id) {
   return false;
 }
 
-void store_new_baseline(Store& store, const Scenario& scenario, const SessionRecord& bisection,
-                        const std::string& tip, int64_t nightly_id, nlohmann::json& report) {
+// The tip as the next nightly's baseline (put in `report` too); stored with the nightly's end.
+BaselineRecord new_baseline(Store& store, const Scenario& scenario, const SessionRecord& bisection,
+                            const std::string& tip, int64_t nightly_id, nlohmann::json& report) {
   std::vector<double> values = session_samples(store, scenario, bisection, tip);
   if (values.empty()) {
     fail("internal error: bisect session {} has no samples of the tip {}", bisection.id, tip);
@@ -165,12 +166,12 @@ void store_new_baseline(Store& store, const Scenario& scenario, const SessionRec
   baseline.spread = mad(values);
   baseline.samples = static_cast<int>(values.size());
   baseline.session_id = nightly_id;
-  store.set_baseline(baseline);
   report["new_baseline"] = {{"commit", tip},
                             {"metric", baseline.metric},
                             {"median", baseline.median},
                             {"mad", baseline.spread},
                             {"samples", baseline.samples}};
+  return baseline;
 }
 
 // Why the bisection could not measure the tip or the baseline, with what a nightly can do
@@ -199,10 +200,12 @@ std::optional<std::string> unmeasured_end(Store& store, int64_t session_id, cons
       baseline, why);
 }
 
-// Baseline against tip as a bisect session; fills `report` and returns the outcome.
+// Baseline against tip as a bisect session; fills `report` (and `next_baseline` when the tip is
+// not worse) and returns the outcome.
 NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& repo,
                                   const Baseline& baseline, const std::string& tip,
-                                  int64_t nightly_id, nlohmann::json& report) {
+                                  int64_t nightly_id, nlohmann::json& report,
+                                  std::optional<BaselineRecord>& next_baseline) {
   const Scenario& scenario = context.scenario;
   if (tip == baseline.commit) {
     report["message"] = "no new commits since the baseline: nothing to measure";
@@ -261,7 +264,7 @@ NightlyOutcome compare_and_bisect(CommandContext& context, const Repository& rep
       shell_command({"kbisect", "--db", std::filesystem::absolute(context.store.path()).string(),
                      "report", std::to_string(run.session.id)});
   if (verdict == "no-regression") {
-    store_new_baseline(context.store, scenario, run.session, tip, nightly_id, report);
+    next_baseline = new_baseline(context.store, scenario, run.session, tip, nightly_id, report);
     report["message"] = run.result.value("message", "");
     return NightlyOutcome::kNoChange;
   }
@@ -422,9 +425,10 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
   const int64_t nightly_id =
       context.store.create_session(nightly_session(scenario, ref, tip, baseline));
   report["nightly"] = nightly_id;
+  std::optional<BaselineRecord> next_baseline;
   const NightlyOutcome outcome = [&] {
     try {
-      return compare_and_bisect(context, *repo, baseline, tip, nightly_id, report);
+      return compare_and_bisect(context, *repo, baseline, tip, nightly_id, report, next_baseline);
     } catch (const Error& error) {  // Interrupted too: this nightly did not finish
       mark_stopped(report, error);
       context.store.finish_session(nightly_id, SessionStatus::kAborted, json_text(report));
@@ -433,7 +437,12 @@ int run_nightly(const GlobalOptions& globals, const NightlyOptions& options,
   }();
   report["verdict"] = nightly_outcome_name(outcome);
   report["exit_code"] = static_cast<int>(outcome);
+  // One transaction: a nightly killed in between would leave a baseline that names a nightly
+  // the next one marks aborted.
+  Transaction ending = context.store.transaction();
+  if (next_baseline) context.store.set_baseline(*next_baseline);
   context.store.finish_session(nightly_id, SessionStatus::kDone, json_text(report));
+  ending.commit();
   if (globals.json) {
     fmt::print("{}\n", json_text(report));
   } else {
