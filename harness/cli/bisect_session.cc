@@ -315,7 +315,7 @@ BisectRun run_bisect(CommandContext& context, const Repository& repo, const Bise
     // One process runs a session at a time: a second one would journal samples the first
     // never sees. A process killed outright leaves the lock behind, and the next run takes it
     // over.
-    lock.emplace(store, fmt::format("bisect:{}", run.session.id));
+    lock.emplace(store, bisect_lock_name(run.session.id));
     // Only now: a process refused the lock must not report the holder's samples as its own.
     if (on_session) on_session(run.session.id);
     making.commit();

@@ -7,6 +7,7 @@
 #include "bisect/session.h"
 #include "common/error.h"
 #include "store/store.h"
+#include "store/store_lock.h"
 
 namespace kbisect {
 namespace {
@@ -57,6 +58,9 @@ ReportData load_report_data(Store& store, int64_t session_id) {
   data.steps = store.steps_of(session_id);
   data.verdicts = store.verdicts_of(session_id);
   data.topological_order = oldest_first(*session, store.candidates_of(session_id), data.verdicts);
+  if (session->kind == SessionKind::kBisect && session->status == SessionStatus::kRunning) {
+    data.running_in = store.live_holder(bisect_lock_name(session_id));
+  }
 
   std::set<std::string> compilers;
   for (auto& run : store.runs_of_session(session_id)) {

@@ -37,7 +37,8 @@ struct ReportData {
   std::vector<std::string> confirm_commits;          // measured to confirm, in order first seen
   std::vector<std::string> compilers;                // of the kernels built for the session
   std::map<std::string, std::string> subjects;       // commit -> subject, where known
-  std::string subjects_unavailable;  // why no subject is known (scenario or repo gone), else ""
+  std::string subjects_unavailable;      // why no subject is known (scenario or repo gone), else ""
+  std::optional<LockHolder> running_in;  // a running bisection's live process, if there is one
 };
 
 // Throws Error saying how to list the sessions when there is no session `session_id`.

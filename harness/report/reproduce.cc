@@ -3,6 +3,7 @@
 #include "common/printable.h"
 #include "common/shell_quote.h"
 #include "report/format.h"
+#include "store/store_lock.h"
 
 namespace kbisect {
 namespace {
@@ -114,8 +115,14 @@ Reproduction reproduction_of(const ReportData& data) {
     reproduction.commands.push_back(
         shell_command({"kbisect", "--db", data.database.string(), "report", which}));
   };
-  // An interrupted bisection goes on from its journal: that, before starting it over.
-  if (session.kind == SessionKind::kBisect && session.status == SessionStatus::kRunning) {
+  // An interrupted bisection goes on from its journal: that, before starting it over. One that
+  // is still running would refuse a second process.
+  if (data.running_in) {
+    reproduction.commands.push_back(printable_line(fmt::format(
+        "# it is running in {}; what it has found so far:", describe_holder(*data.running_in))));
+    report(std::to_string(session.id));
+    reproduction.commands.push_back("# to start it over:");
+  } else if (session.kind == SessionKind::kBisect && session.status == SessionStatus::kRunning) {
     reproduction.commands.push_back("# it stopped before it finished; to continue it:");
     reproduction.commands.push_back(
         shell_command({"kbisect", "--db", data.database.string(), "bisect", "-c",

@@ -141,6 +141,20 @@ TEST(TextReport, AnInterruptedBisectionSaysHowToContinueIt) {
               HasSubstr("--fresh\n        kbisect --db /results/kbisect.db report last\n"));
 }
 
+// One still running (its process holds the session's lock) is not continued by a second one.
+TEST(TextReport, ARunningBisectionSaysWhichProcessRunsIt) {
+  ReportData data = finished_bisect_report();
+  data.session.status = SessionStatus::kRunning;
+  data.running_in = LockHolder{4242, "nightly-host.example", "2026-11-30T09:15:02.123Z"};
+  const std::string text = text_report(data);
+  EXPECT_THAT(text,
+              HasSubstr("        # it is running in process 4242 on nightly-host.example since "
+                        "2026-11-30T09:15:02.123Z; what it has found so far:\n"
+                        "        kbisect --db /results/kbisect.db report 7\n"
+                        "        # to start it over:\n"));
+  EXPECT_THAT(text, testing::Not(HasSubstr("--resume")));
+}
+
 TEST(TextReport, ACompareSessionComparesItsTwoSidesAndVariants) {
   const std::string text = text_report(compare_report());
   EXPECT_THAT(text, HasSubstr("commit:        " + C::B +

@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -589,27 +591,39 @@ std::optional<BaselineRecord> Store::baseline(const std::string& scenario,
   return baseline;
 }
 
-LockAttempt Store::try_lock(const std::string& name) {
-  const std::string host = this_host_name();
-  Transaction transaction(db());
+std::optional<LockHolder> Store::holder(const std::string& name) {
   Statement current(db(), "SELECT pid, host, acquired_at FROM locks WHERE name = ?1");
   current.bind(name);
+  if (!current.step()) return std::nullopt;
+  return LockHolder{current.int64(0), current.text(1), current.text(2)};
+}
+
+bool Store::is_gone(const LockHolder& holder, const std::string& name) const {
+  const auto pid = static_cast<pid_t>(holder.pid);
+  // This pid is this process's own only when a dead holder's pid came round again (a container
+  // gives every nightly the same one), unless this process took the lock itself.
+  return holder.host == this_host_name() &&
+         (pid == getpid() ? !locks_held_here().contains(lock_key(path_, name))
+                          : !process_exists(pid));
+}
+
+std::optional<LockHolder> Store::live_holder(const std::string& name) {
+  std::optional<LockHolder> current = holder(name);
+  if (current && is_gone(*current, name)) return std::nullopt;
+  return current;
+}
+
+LockAttempt Store::try_lock(const std::string& name) {
+  Transaction transaction(db());
   LockAttempt attempt;
-  if (current.step()) {
-    attempt.holder = LockHolder{current.int64(0), current.text(1), current.text(2)};
-    sqlite3_reset(current.get());
-    const auto pid = static_cast<pid_t>(attempt.holder->pid);
-    // This pid is this process's own only when a dead holder's pid came round again (a
-    // container gives every nightly the same one), unless this process took the lock itself.
-    const bool gone = attempt.holder->host == host &&
-                      (pid == getpid() ? !locks_held_here().contains(lock_key(path_, name))
-                                       : !process_exists(pid));
-    if (!gone) return attempt;
+  attempt.holder = holder(name);
+  if (attempt.holder) {
+    if (!is_gone(*attempt.holder, name)) return attempt;
     Statement take_over(db(), "DELETE FROM locks WHERE name = ?1");
     take_over.bind(name).run();
   }
   Statement insert(db(), "INSERT INTO locks (name, pid, host) VALUES (?1, ?2, ?3)");
-  insert.bind(name, static_cast<int64_t>(getpid()), host).run();
+  insert.bind(name, static_cast<int64_t>(getpid()), this_host_name()).run();
   transaction.commit();
   locks_held_here().insert(lock_key(path_, name));
   attempt.acquired = true;

@@ -90,9 +90,14 @@ class Store {
   LockAttempt try_lock(const std::string& name);
   // Releases the lock if this process holds it.
   void unlock(const std::string& name);
+  // Who holds `name`, unless try_lock would take it over: read only.
+  std::optional<LockHolder> live_holder(const std::string& name);
 
  private:
   Store(std::filesystem::path path, Database db);  // db null: opened on first use
+  std::optional<LockHolder> holder(const std::string& name);
+  // Whether the holder is a process of this host that no longer holds the lock.
+  bool is_gone(const LockHolder& holder, const std::string& name) const;
 
   sqlite3* db();  // opens the database on first use
 

@@ -8,6 +8,11 @@
 #include "common/shell_quote.h"
 
 namespace kbisect {
+
+std::string bisect_lock_name(int64_t session_id) {
+  return fmt::format("bisect:{}", session_id);
+}
+
 std::string describe_holder(const LockHolder& holder) {
   std::string program;
   if (holder.host == this_host_name()) {

@@ -2,7 +2,8 @@
 // way out of its scope, an Error or a Ctrl-C (Interrupted unwinds the stack) included. A
 // process killed outright (kill -9, power loss) cannot release it; the next taker on the same
 // host finds that process gone and takes the lock over. `kbisect nightly` holds
-// "nightly:<scenario>" so one nightly per scenario and database runs at a time.
+// "nightly:<scenario>" so one nightly per scenario and database runs at a time, and a
+// bisection "bisect:<session>".
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,9 @@ std::string describe_holder(const LockHolder& holder);
 
 // {"pid", "host", "acquired_at"}: the holder in a command's --json result.
 nlohmann::json holder_json(const LockHolder& holder);
+
+// The lock a bisection holds while it runs: one process per session.
+std::string bisect_lock_name(int64_t session_id);
 
 class LockHeld : public Error {
  public:

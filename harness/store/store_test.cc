@@ -656,8 +656,12 @@ TEST_F(StoreTest, LocksExcludeOthersAndStaleOnesAreTakenOver) {
   });
   ASSERT_EQ(wait_exit_code(child), 0);
   Store store(db_path_);
+  EXPECT_FALSE(store.live_holder("nightly:demo"));  // a report: nobody runs it any more
+  EXPECT_FALSE(store.live_holder("nightly:other"));
   LockAttempt taken = store.try_lock("nightly:demo");  // its holder is gone
   EXPECT_TRUE(taken.acquired);
+  ASSERT_TRUE(store.live_holder("nightly:demo"));
+  EXPECT_EQ(store.live_holder("nightly:demo")->pid, getpid());
   ASSERT_TRUE(taken.holder);
   EXPECT_EQ(taken.holder->pid, child);
   LockAttempt again = store.try_lock("nightly:demo");  // now held by a live process: us
