@@ -147,7 +147,11 @@ std::string verdict_of(const ReportData& data, const std::string& commit) {
   if (verdict && verdict->verdict == Verdict::kSkip) return "skip";
   const auto& goods = data.session.good_commits;
   if (std::find(goods.begin(), goods.end(), commit) != goods.end()) return "good";
-  if (commit == data.session.bad_commit) return "bad";
+  if (commit == data.session.bad_commit) {
+    const bool no_regression = data.result.is_object() &&
+                               data.result.value("verdict", nlohmann::json()) == "no-regression";
+    return no_regression ? "good" : "bad";
+  }
   return verdict ? std::string(verdict_text(verdict->verdict)) : "";
 }
 

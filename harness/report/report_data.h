@@ -65,9 +65,9 @@ struct ConfirmationCommits {
 ConfirmationCommits confirmation_commits(const ReportData& data);
 
 // The session's last word on a commit: "good" or "bad" for the endpoints ("skip" for one that
-// could not be measured), else the last verdict
-// of the search that decided something (good, bad, skip), else "undecided", else "" (measured
-// for the confirmation only).
+// could not be measured; "good" for bad when the session found it no worse than good), else
+// the last verdict of the search that decided something (good, bad, skip), else "undecided",
+// else "" (measured for the confirmation only).
 std::string verdict_of(const ReportData& data, const std::string& commit);
 
 // The search's last verdict on `commit` that decided something, else its last undecided one.

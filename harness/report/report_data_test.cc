@@ -170,6 +170,10 @@ TEST_F(StoredSessionTest, VerdictsAndValuesPerCommit) {
   // An endpoint that could not be measured (the session then stops) is no bad commit.
   verdict(session_id_, bad(), Verdict::kSkip, "search");
   EXPECT_EQ(verdict_of(load_report_data(*store_, session_id_), bad()), "skip");
+
+  // A nightly's usual answer: its tip, asked as bad, is no worse than good.
+  data.result = {{"verdict", "no-regression"}, {"culprit", nullptr}};
+  EXPECT_EQ(verdict_of(data, bad()), "good");
 }
 
 TEST_F(StoredSessionTest, ScenarioFactsNameSubjectsAndOrderMetrics) {
