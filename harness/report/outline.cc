@@ -107,8 +107,15 @@ std::vector<Fact> header_of(const ReportData& data) {
   facts.push_back({"session", session_text(data)});
   if (session.kind == SessionKind::kBisect) {
     add_bisect_facts(data, facts);
-  } else if (auto message = result_text(data, "message"); !message.empty()) {
-    facts.push_back({"message", message});  // why a comparison was aborted
+  } else {
+    // A nightly reported as itself did not bisect: nothing new, or it stopped.
+    if (auto verdict = result_text(data, "verdict");
+        session.kind == SessionKind::kNightly && !verdict.empty()) {
+      facts.push_back({"verdict", verdict});
+    }
+    if (auto message = result_text(data, "message"); !message.empty()) {
+      facts.push_back({"message", message});  // why a comparison or a nightly was aborted
+    }
   }
   if (!data.subjects_unavailable.empty()) {
     facts.push_back({"note", "commit subjects are unavailable: " + data.subjects_unavailable});

@@ -335,7 +335,8 @@ failed=$(query "select id from sessions where kind = 'nightly' order by id desc 
             where id = $failed") == "aborted,aborted" ]] ||
   fail "a failed fetch stored no aborted session: $(query "select * from sessions where id = $failed")"
 said=$("$kbisect" --db "$db" report last)
-grep -q "message: *cannot fetch branch master from remote no-such-remote" <<<"$said" ||
+grep -q "message: *cannot fetch branch master from remote no-such-remote" <<<"$said" &&
+  grep -q "verdict: *aborted" <<<"$said" ||
   fail "report last does not show the failed fetch: $said"
 said=$("$kbisect" --db "$db" log "$failed" 2>&1) && fail "log of a nightly without a bisection succeeded"
 grep -q "session $failed is a nightly with no bisection on record" <<<"$said" ||
