@@ -278,6 +278,8 @@ void run_guarded(sqlite3* db, std::string_view sql, const std::vector<std::strin
   }
   if (rc != SQLITE_DONE) {
     throw_if_interrupted();
+    // A table-valued pragma prepares its own statement as it runs: refused then.
+    if (!guard.refusal.empty()) refuse(guard.refusal);
     fail("kbisect query: {}", sqlite3_errmsg(db));
   }
 }

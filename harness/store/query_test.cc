@@ -326,6 +326,9 @@ TEST_F(QueryTest, ARefusedWriteSaysWhatItWouldChange) {
               refusal("schema changes (CREATE, DROP, ALTER) are not allowed"));
   EXPECT_THAT(error_of("UPDATE sqlite_master SET sql = 'x'"),
               HasSubstr("table sqlite_master may not be modified"));
+  // Refused as it runs, not as it is prepared.
+  EXPECT_THAT(error_of("SELECT * FROM pragma_optimize"),
+              refusal("PRAGMA optimize is not allowed"));
 }
 
 // Ctrl-C's handler only records the signal: the query must look for it, also inside one step
