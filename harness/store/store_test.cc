@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/file.h"
 #include "common/temp_dir.h"
+#include "store/older_schema.h"
 #include "store/schema.h"
 
 namespace kbisect {
@@ -103,19 +104,6 @@ TEST_F(StoreTest, MigratesAnExistingEmptyFile) {
   std::ofstream(db_path_).close();
   Store store(db_path_);
   EXPECT_EQ(count("PRAGMA user_version"), schema_version());
-}
-
-// Turns the database into what an older kbisect wrote, undoing the migrations after `version`.
-void downgrade(const fs::path& path, int version) {
-  const char* undo[] = {
-      "DROP TABLE journal",  // 2 -> 1
-      "ALTER TABLE verdicts DROP COLUMN detail; "
-      "ALTER TABLE verdicts RENAME COLUMN phase TO reason",  // 3 -> 2
-  };
-  ASSERT_EQ(std::size(undo) + 1, static_cast<size_t>(schema_version()));
-  Database db = open_read_write(path);
-  for (int v = schema_version(); v > version; --v) execute(db.get(), undo[v - 2]);
-  execute(db.get(), fmt::format("PRAGMA user_version = {}", version).c_str());
 }
 
 TEST_F(StoreTest, UpgradesAnOlderSchema) {
