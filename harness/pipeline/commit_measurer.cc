@@ -27,6 +27,13 @@ std::string build_failure_text(const std::string& log, const std::filesystem::pa
   return error.empty() ? "the kernel does not build" : error;
 }
 
+// Checked before the workdir is made: a scenario that boots no kernel leaves none behind.
+std::filesystem::path measuring_workdir(const Scenario& scenario,
+                                        const std::filesystem::path& workdir) {
+  check_runner_boots_kernels(scenario);
+  return kbuild_safe_workdir(workdir);
+}
+
 }  // namespace
 
 CommitMeasurer::CommitMeasurer(const Scenario& scenario, Store& store, Events& events,
@@ -34,7 +41,7 @@ CommitMeasurer::CommitMeasurer(const Scenario& scenario, Store& store, Events& e
     : scenario_(scenario),
       store_(store),
       events_(events),
-      workdir_(kbuild_safe_workdir(workdir)),
+      workdir_(measuring_workdir(scenario, workdir)),
       workdir_lock_(workdir_,
                     "wait for it, or give this scenario its own workdir (the key workdir:)"),
       repo_(Repository::open(scenario.kernel.repo, scenario.kernel.repo_place)),

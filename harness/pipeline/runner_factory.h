@@ -11,6 +11,9 @@
 
 namespace kbisect {
 
+// Throws Error for runner: sim, which measures no kernel: before anything is made for one.
+void check_runner_boots_kernels(const Scenario& scenario);
+
 std::unique_ptr<Runner> make_runner(const Scenario& scenario, const std::filesystem::path& workdir,
                                     Events* events);
 

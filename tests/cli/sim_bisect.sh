@@ -540,6 +540,16 @@ grep -q "^kbisect: error: cannot create the directory of database /proc/kbisect-
 mkdir "$work/fresh"
 (cd "$work/fresh" && "$kbisect" --quiet bisect -c "$work/sim.yaml" --good "$good" --bad "$bad" >/dev/null)
 [[ -s $work/fresh/results/kbisect.db ]] || fail "no results/kbisect.db made by default"
+# The commands that boot kernels refuse runner: sim before they make their workdir.
+mkdir "$work/no-workdir"
+for command in "run --commit $bad" "compare --a $good --b $bad" "revert-check --base $bad --revert $planted"; do
+  # shellcheck disable=SC2086 # $command is the word list it reads as
+  (cd "$work/no-workdir" && "$kbisect" --db "$work/no-workdir.db" $command -c "$work/sim.yaml" \
+    2>"$work/no-workdir.err") && fail "$command under runner: sim ran"
+  grep -q "runner: sim measures no kernel" "$work/no-workdir.err" ||
+    fail "$command under runner: sim: $(cat "$work/no-workdir.err")"
+  [[ -z $(ls -A "$work/no-workdir") ]] || fail "$command under runner: sim left $(ls -A "$work/no-workdir")"
+done
 # The default workload (no --variant, no @VARIANT) of a scenario with variants has its job files
 # checked too, once a command chooses it: here only the variant sets SIZE. Naming the variant
 # gets past the check (to the checkout, which fails: this repository is no kernel tree).
