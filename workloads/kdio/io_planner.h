@@ -30,7 +30,7 @@ class IoPlanner {
   std::optional<PlannedIo> next(Direction dir);
 
   // Passes that ended, in the whole job: the worker's syncs follow them.
-  int passes_ended() const { return passes_ended_; }
+  int64_t passes_ended() const { return passes_ended_; }
   // Whether the job ended because its last pass had done its files, rather than at its limit.
   bool ended_with_files_done() const { return ended_with_files_done_; }
 
@@ -66,7 +66,7 @@ class IoPlanner {
   int next_file_ = 0;
   uint64_t issued_ = 0;  // bytes, in the whole job
   uint64_t pass_issued_ = 0;
-  int passes_ended_ = 0;
+  int64_t passes_ended_ = 0;
   bool ended_with_files_done_ = false;
 };
 

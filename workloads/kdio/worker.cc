@@ -79,7 +79,7 @@ class Worker {
   void count_write(int file);
   bool flushes_at_pass_end() const { return job_.end_fsync && writes(job_.pattern); }
   // Passes ended since the syncs last ran.
-  int pass_ends() const { return planner_->passes_ended() - synced_passes_; }
+  int64_t pass_ends() const { return planner_->passes_ended() - synced_passes_; }
   bool syncs_pending() const { return sync_due_file_ >= 0 || pass_ends() > 0; }
   // Whether fio runs the sync due when its request for an I/O finds the files done: with psync
   // and sync, not with libaio and io_uring, where only the next pass's first request does.
@@ -135,7 +135,7 @@ class Worker {
   uint64_t writes_ = 0;
   int sync_due_file_ = -1;     // the file to sync before the next I/O, -1 = none
   bool datasync_due_ = false;  // that sync is an fdatasync
-  int synced_passes_ = 0;      // the passes that had ended when the syncs last ran
+  int64_t synced_passes_ = 0;  // the passes that had ended when the syncs last ran
   int inflight_ = 0;
 };
 
@@ -473,7 +473,7 @@ void Worker::run_final_syncs() {
       syncs_when_files_done() && planner_->ended_with_files_done() && sync_due_file_ >= 0;
   if (synced) sync_file(sync_due_file_);
   if (!flushes_at_pass_end()) return;
-  for (int i = synced ? 1 : 0; i < std::max(1, pass_ends()); ++i) flush_files();
+  for (int64_t i = synced ? 1 : 0; i < std::max<int64_t>(1, pass_ends()); ++i) flush_files();
 }
 
 // As fio's td_io_queue(): an I/O counts in total_ios ("issued rwts") when the engine takes it,
