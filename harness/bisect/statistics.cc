@@ -16,6 +16,11 @@ constexpr size_t kExactUMaxSize = 50;
 
 void require_samples(std::span<const double> x, std::span<const double> y, const char* test) {
   if (x.empty() || y.empty()) fail("internal error: {} needs samples on both sides", test);
+  // The store refuses them; NaN would break the sorts' ordering and the KS walk's loops.
+  auto finite = [](double value) { return std::isfinite(value); };
+  if (!std::ranges::all_of(x, finite) || !std::ranges::all_of(y, finite)) {
+    fail("internal error: {} got a sample that is not a finite number", test);
+  }
 }
 
 double normal_sf(double z) {
@@ -208,7 +213,7 @@ TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
     const double n = n1 + n2;
     double sigma = std::sqrt(n1 * n2 / 12 * ((n + 1) - ranks.tie_term / (n * (n - 1))));
     double z = sigma > 0 ? (u - n1 * n2 / 2 - 0.5) / sigma : 0;
-    result.p_value = sigma > 0 ? normal_sf(z) : 0.5;
+    result.p_value = sigma > 0 ? normal_sf(z) : 1;  // all equal: every ordering is as extreme
   }
   result.p_value = std::clamp(result.p_value * factor, 0.0, 1.0);
   return result;
@@ -335,6 +340,7 @@ double quantile(std::span<const double> values, double q) {
   size_t below = static_cast<size_t>(std::floor(position));
   size_t above = std::min(below + 1, sorted.size() - 1);
   double fraction = position - static_cast<double>(below);
+  if (fraction == 0) return sorted[below];  // not 0 * (inf - x), which is NaN
   return sorted[below] + fraction * (sorted[above] - sorted[below]);
 }
 

@@ -58,6 +58,16 @@ TEST(MannWhitneyU, SmallestPOfTheSampleSizes) {
 TEST(MannWhitneyU, IdenticalSamplesAreNotDifferent) {
   const std::vector<double> same{5, 5, 5};
   EXPECT_DOUBLE_EQ(mann_whitney_u(same, same).p_value, 1.0);
+  // As scipy: one-sided too, every relabelling is as extreme.
+  EXPECT_DOUBLE_EQ(mann_whitney_u(same, same, Alternative::kLess).p_value, 1.0);
+  EXPECT_DOUBLE_EQ(mann_whitney_u(same, same, Alternative::kGreater).p_value, 1.0);
+}
+
+TEST(Statistics, ANonFiniteSampleIsAnInternalError) {
+  const std::vector<double> with_nan{1, 2, std::nan("")}, with_inf{1, HUGE_VAL}, fine{4, 5, 6};
+  EXPECT_THROW(kolmogorov_smirnov(with_nan, fine), Error);  // its walk never ended
+  EXPECT_THROW(mann_whitney_u(fine, with_nan), Error);
+  EXPECT_THROW(mann_whitney_u(with_inf, fine), Error);
 }
 
 TEST(KolmogorovSmirnov, ExactSmall) {
@@ -99,6 +109,7 @@ TEST(Descriptive, MedianMadIqr) {
   std::vector<double> odd = kX;
   odd.push_back(30.0);
   EXPECT_DOUBLE_EQ(median(odd), 20.2);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{1, 2, HUGE_VAL}), 2);  // as numpy
   EXPECT_NEAR(mad(kX), 1.55, 1e-12);
   EXPECT_NEAR(iqr(kY), 3.1, 1e-12);
   EXPECT_NEAR(stddev(std::vector<double>{2, 4, 4, 4, 5, 5, 7, 9}), 2.138089935299395, 1e-12);
