@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <set>
 
@@ -245,18 +244,14 @@ BisectRun stored_answer(const SessionRecord& session) {
 }  // namespace
 
 int64_t session_named(Store& store, const std::string& text) {
-  if (text == "last" || text == "latest") {
-    auto sessions = store.sessions();
-    if (sessions.empty()) fail("{} holds no session yet", store.path().string());
-    return sessions.front().id;
-  }
-  int64_t id = 0;
-  const char* end = text.data() + text.size();
-  auto [stop, error] = std::from_chars(text.data(), end, id);
-  if (error != std::errc() || stop != end || id <= 0) {
+  const std::optional<SessionName> name = parse_session_name(text);
+  if (!name) {
     fail("'{}' is not a session id; give a number (see `kbisect query sessions`) or last", text);
   }
-  return id;
+  if (!name->newest) return name->id;
+  auto sessions = store.sessions();
+  if (sessions.empty()) fail("{} holds no session yet", store.path().string());
+  return sessions.front().id;
 }
 
 BisectRequest request_of(const SessionRecord& session) {

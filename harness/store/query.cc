@@ -1,7 +1,6 @@
 #include "store/query.h"
 
 #include <algorithm>
-#include <charconv>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,6 +13,7 @@
 #include "common/json_text.h"
 #include "common/printable.h"
 #include "kdio/spelling.h"
+#include "store/records.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
 
@@ -421,17 +421,14 @@ void check_argument_matches(sqlite3* db, const NamedQuery& query, const std::str
 
 // A named query's SESSION: a session id as given, or for last / latest the newest session's.
 std::string session_id_of(sqlite3* db, const std::string& argument) {
-  if (argument != "last" && argument != "latest") {
-    int64_t id = 0;
-    auto [end, error] = std::from_chars(argument.data(), argument.data() + argument.size(), id);
-    if (error != std::errc() || end != argument.data() + argument.size()) {
-      fail(
-          "named query 'steps' needs a session id (a number, see kbisect query sessions, or "
-          "last), got '{}'",
-          argument);
-    }
-    return argument;
+  const std::optional<SessionName> name = parse_session_name(argument);
+  if (!name) {
+    fail(
+        "named query 'steps' needs a session id (a number, see kbisect query sessions, or "
+        "last), got '{}'",
+        argument);
   }
+  if (!name->newest) return std::to_string(name->id);
   std::string newest =
       collect(db, "SELECT coalesce(max(id), '') FROM sessions", {}).rows.at(0).at(0).text;
   if (newest.empty()) fail("kbisect query steps {}: the database holds no session yet", argument);

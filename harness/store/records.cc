@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -70,6 +71,15 @@ std::string_view verdict_text(Verdict verdict) {
 }
 Verdict parse_verdict(std::string_view text) {
   return value_of(kVerdicts, text, "verdict");
+}
+
+std::optional<SessionName> parse_session_name(std::string_view text) {
+  if (text == "last" || text == "latest") return SessionName{.newest = true};
+  int64_t id = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, error] = std::from_chars(text.data(), end, id);
+  if (error != std::errc() || stop != end || id <= 0) return std::nullopt;
+  return SessionName{.id = id};
 }
 
 std::string skip_reason(const std::vector<VerdictRecord>& verdicts, std::string_view commit) {

@@ -201,6 +201,14 @@ SessionStatus parse_session_status(std::string_view text);
 std::string_view verdict_text(Verdict verdict);
 Verdict parse_verdict(std::string_view text);
 
+// A session as a command names it: its id, or "last" / "latest" for the newest one.
+struct SessionName {
+  bool newest = false;
+  int64_t id = 0;  // when not newest
+};
+// nullopt when `text` is neither a positive whole number nor last / latest.
+std::optional<SessionName> parse_session_name(std::string_view text);
+
 // Why `commit` was skipped: the detail of its last skip verdict ("build-failed: ..."); "no
 // reason stored" when it has none.
 std::string skip_reason(const std::vector<VerdictRecord>& verdicts, std::string_view commit);

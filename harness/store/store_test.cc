@@ -67,6 +67,16 @@ SampleRecord a_sample(const std::string& commit, double iops, int metrics = 1) {
   return sample;
 }
 
+TEST(SessionName, AnIdOrTheNewest) {
+  EXPECT_EQ(parse_session_name("12")->id, 12);
+  EXPECT_FALSE(parse_session_name("12")->newest);
+  EXPECT_TRUE(parse_session_name("last")->newest);
+  EXPECT_TRUE(parse_session_name("latest")->newest);
+  for (const char* bad : {"", "0", "-3", "1x", " 1", "Last", "99999999999999999999"}) {
+    EXPECT_FALSE(parse_session_name(bad)) << bad;
+  }
+}
+
 TEST_F(StoreTest, MigratesAnEmptyDatabaseAndReopens) {
   { Store store(db_path_); }
   EXPECT_TRUE(fs::exists(db_path_));
