@@ -88,6 +88,48 @@ double exact_u_sf(int u, int m, int n) {
   return tail[std::clamp(u, 0, m * n + 1)];
 }
 
+// The tails of the first sample's U at `u`, P(U >= u) and P(U <= u), under the null hypothesis
+// given the ties: every choice of m of the pooled values as the first sample is equally likely.
+// Ties make that distribution asymmetric, so each tail is counted. Counts the m-subsets by their
+// sum of doubled midranks (whole numbers), one tie group at a time: c of a group's t values add
+// c times its rank, in C(t, c) ways.
+struct Tails {
+  double at_least = 0;
+  double at_most = 0;
+};
+
+Tails exact_tied_u_tails(const Ranks& ranks, int m, double u) {
+  std::map<long, int> group_sizes;  // doubled midrank -> values holding it
+  for (double rank : ranks.rank) ++group_sizes[std::lround(2 * rank)];
+  long max_sum = 0;
+  for (const auto& [doubled, size] : group_sizes) max_sum += doubled * size;
+  // ways[k][s]: subsets of k of the values seen so far whose doubled ranks sum to s.
+  std::vector<std::vector<double>> ways(m + 1, std::vector<double>(max_sum + 1, 0.0));
+  ways[0][0] = 1;
+  for (const auto& [doubled, size] : group_sizes) {
+    for (int k = m; k >= 1; --k) {
+      double choose = 1;  // C(size, taken)
+      for (int taken = 1; taken <= std::min(k, size); ++taken) {
+        choose = choose * (size - taken + 1) / taken;
+        const long added = doubled * taken;
+        for (long s = added; s <= max_sum; ++s) ways[k][s] += ways[k - taken][s - added] * choose;
+      }
+    }
+  }
+  // U = R - m (m + 1) / 2, so the doubled rank sum is 2 U + m (m + 1).
+  const long observed = std::lround(2 * u) + static_cast<long>(m) * (m + 1);
+  Tails tails;
+  double total = 0;
+  for (long s = 0; s <= max_sum; ++s) {
+    total += ways[m][s];
+    if (s >= observed) tails.at_least += ways[m][s];
+    if (s <= observed) tails.at_most += ways[m][s];
+  }
+  tails.at_least /= total;
+  tails.at_most /= total;
+  return tails;
+}
+
 // Kernel weight of a difference `z` kernel widths away; 0 beyond 4 widths (below 4e-4).
 double gauss(double z) {
   return std::fabs(z) < 4 ? std::exp(-0.5 * z * z) : 0.0;
@@ -203,12 +245,17 @@ TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
 
   TestResult result;
   result.statistic = u1;
-  const bool exact =
-      ranks.tie_term == 0 && x.size() <= kExactUMaxSize && y.size() <= kExactUMaxSize;
-  if (exact) {
-    result.exact = true;
+  result.exact = x.size() <= kExactUMaxSize && y.size() <= kExactUMaxSize;
+  if (result.exact && ranks.tie_term == 0) {
     result.p_value = exact_u_sf(static_cast<int>(std::lround(u)), static_cast<int>(x.size()),
                                 static_cast<int>(y.size()));
+  } else if (result.exact) {
+    // Not the normal approximation: with ties in small samples it comes out below the exact
+    // p, by up to 3.5x at 12 a side, and called quantized endpoints different.
+    const Tails tails = exact_tied_u_tails(ranks, static_cast<int>(x.size()), u1);
+    result.p_value = alternative == Alternative::kGreater ? tails.at_least
+                     : alternative == Alternative::kLess  ? tails.at_most
+                                                          : std::min(tails.at_least, tails.at_most);
   } else {
     const double n = n1 + n2;
     double sigma = std::sqrt(n1 * n2 / 12 * ((n + 1) - ranks.tie_term / (n * (n - 1))));

@@ -195,7 +195,7 @@ TEST(TextReport, AChangeFromAZeroMedianIsNotApplicable) {
     if (sample.commit == C::G) sample.metrics["read.iops"] = 0;
   }
   EXPECT_THAT(text_report(data),
-              HasSubstr("             0                n/a            905      ±1%    0.0636  "
+              HasSubstr("             0                n/a            905      ±1%       0.1  "
                         "read.iops  (too few samples)\n"));
 }
 
