@@ -17,19 +17,10 @@ std::string named(const ReportData& data, const std::string& commit) {
   return fmt::format("{} ({})", commit, subject_of(data, commit));
 }
 
-std::string result_text(const ReportData& data, const char* key) {
-  if (!data.result.is_object()) return "";
-  auto value = data.result.find(key);
-  return value != data.result.end() && value->is_string() ? value->get<std::string>() : "";
-}
-
 // The session's metric direction, as its options keep it (judged_by.better); nullopt for a
 // session from before they did.
 std::optional<bool> higher_is_better(const ReportData& data) {
-  const nlohmann::json options = session_options(data);
-  auto judged_by = options.find("judged_by");
-  if (judged_by == options.end() || !judged_by->is_object()) return std::nullopt;
-  const std::string better = judged_by->value("better", "");
+  const std::string better = string_at(judged_by(data), "better");
   if (better != "higher" && better != "lower") return std::nullopt;
   return better == "higher";
 }
@@ -47,7 +38,7 @@ void add_bisect_facts(const ReportData& data, std::vector<Fact>& facts) {
   const auto& session = data.session;
   for (const auto& good : session.good_commits) facts.push_back({"good", named(data, good)});
   facts.push_back({"bad", named(data, session.bad_commit)});
-  const std::string verdict = result_text(data, "verdict");
+  const std::string verdict = string_at(data.result, "verdict");
   if (!verdict.empty()) {
     // Only a culprit found is confirmed or not; no regression has nothing to confirm.
     const std::string confirmation = verdict != "found"                      ? ""
@@ -57,10 +48,10 @@ void add_bisect_facts(const ReportData& data, std::vector<Fact>& facts) {
         {"verdict", fmt::format("{}{}; {} steps, {} samples", verdict, confirmation,
                                 data.result.value("steps", 0), data.result.value("samples", 0))});
   }
-  if (auto message = result_text(data, "message"); !message.empty()) {
+  if (auto message = string_at(data.result, "message"); !message.empty()) {
     facts.push_back({"message", message});
   }
-  if (auto drift = result_text(data, "drift"); !drift.empty()) {
+  if (auto drift = string_at(data.result, "drift"); !drift.empty()) {
     facts.push_back({"host drift", "the endpoints moved by " + drift});
   }
   if (data.result.is_object() && data.result.contains("skipped") &&
@@ -109,11 +100,11 @@ std::vector<Fact> header_of(const ReportData& data) {
     add_bisect_facts(data, facts);
   } else {
     // A nightly reported as itself did not bisect: nothing new, or it stopped.
-    if (auto verdict = result_text(data, "verdict");
+    if (auto verdict = string_at(data.result, "verdict");
         session.kind == SessionKind::kNightly && !verdict.empty()) {
       facts.push_back({"verdict", verdict});
     }
-    if (auto message = result_text(data, "message"); !message.empty()) {
+    if (auto message = string_at(data.result, "message"); !message.empty()) {
       facts.push_back({"message", message});  // why a comparison or a nightly was aborted
     }
   }
@@ -126,10 +117,10 @@ std::vector<Fact> header_of(const ReportData& data) {
 std::vector<Fact> confirmation_of(const ReportData& data) {
   std::vector<Fact> facts;
   if (data.session.kind != SessionKind::kBisect || !culprit_of(data)) return facts;
-  if (auto parent = result_text(data, "parent_check"); !parent.empty()) {
+  if (auto parent = string_at(data.result, "parent_check"); !parent.empty()) {
     facts.push_back({"culprit vs parent", parent});
   }
-  if (auto revert = result_text(data, "revert_check"); !revert.empty()) {
+  if (auto revert = string_at(data.result, "revert_check"); !revert.empty()) {
     facts.push_back({"revert on bad", revert});
   }
   for (const auto& refuted : data.result.value("refuted", nlohmann::json::array())) {

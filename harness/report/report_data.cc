@@ -148,9 +148,7 @@ std::string verdict_of(const ReportData& data, const std::string& commit) {
   const auto& goods = data.session.good_commits;
   if (std::find(goods.begin(), goods.end(), commit) != goods.end()) return "good";
   if (commit == data.session.bad_commit) {
-    const bool no_regression = data.result.is_object() &&
-                               data.result.value("verdict", nlohmann::json()) == "no-regression";
-    return no_regression ? "good" : "bad";
+    return string_at(data.result, "verdict") == "no-regression" ? "good" : "bad";
   }
   return verdict ? std::string(verdict_text(verdict->verdict)) : "";
 }
@@ -160,24 +158,21 @@ nlohmann::json session_options(const ReportData& data) {
   return options.is_object() ? options : nlohmann::json::object();
 }
 
-namespace {
-
-// The metric a bisection judged by (its options' judged_by.metric), which the report shows
-// first whatever the scenario names now; nullopt for other sessions and older ones.
-std::optional<std::string> judged_metric(const ReportData& data) {
-  const nlohmann::json options = session_options(data);
-  auto judged_by = options.find("judged_by");
-  if (judged_by == options.end() || !judged_by->is_object()) return std::nullopt;
-  auto metric = judged_by->find("metric");
-  if (metric == judged_by->end() || !metric->is_string()) return std::nullopt;
-  return metric->get<std::string>();
+std::string string_at(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return "";
+  auto value = object.find(key);
+  return value != object.end() && value->is_string() ? value->get<std::string>() : "";
 }
 
-}  // namespace
+nlohmann::json judged_by(const ReportData& data) {
+  const nlohmann::json options = session_options(data);
+  auto judged = options.find("judged_by");
+  return judged != options.end() && judged->is_object() ? *judged : nlohmann::json::object();
+}
 
 std::vector<std::string> judged_first(const ReportData& data, std::vector<std::string> metrics) {
-  const auto judged = judged_metric(data);
-  auto at = judged ? std::find(metrics.begin(), metrics.end(), *judged) : metrics.end();
+  const std::string judged = string_at(judged_by(data), "metric");
+  auto at = std::find(metrics.begin(), metrics.end(), judged);
   if (at != metrics.end()) std::rotate(metrics.begin(), at, at + 1);
   return metrics;
 }

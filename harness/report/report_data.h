@@ -83,6 +83,12 @@ std::vector<VariantPair> compared_variants(const ReportData& data);
 // The session's stored options (an empty object when they are not one).
 nlohmann::json session_options(const ReportData& data);
 
+// The string at `key` of a JSON object (a result, options); "" when there is none.
+std::string string_at(const nlohmann::json& object, const char* key);
+
+// The session's judged_by option ({metric, better}); an empty object when there is none.
+nlohmann::json judged_by(const ReportData& data);
+
 // `metrics` with the judged metric first, when the samples have it.
 std::vector<std::string> judged_first(const ReportData& data, std::vector<std::string> metrics);
 

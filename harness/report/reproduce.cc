@@ -8,11 +8,6 @@
 namespace kbisect {
 namespace {
 
-std::string text_option(const nlohmann::json& options, const char* key) {
-  auto value = options.find(key);
-  return value != options.end() && value->is_string() ? value->get<std::string>() : "";
-}
-
 std::vector<std::string> kbisect_argv(const ReportData& data, const std::string& subcommand) {
   return {"kbisect", "--db", data.database.string(), subcommand, "-c", data.session.config_path};
 }
@@ -31,7 +26,7 @@ std::vector<std::string> bisect_argv(const ReportData& data) {
   if (auto paths = options.find("paths"); paths != options.end() && paths->is_array()) {
     for (const auto& path : *paths) argv.insert(argv.end(), {"--paths", path.get<std::string>()});
   }
-  if (auto variant = text_option(options, "variant"); !variant.empty()) {
+  if (auto variant = string_at(options, "variant"); !variant.empty()) {
     argv.insert(argv.end(), {"--variant", variant});
   }
   argv.push_back("--fresh");  // otherwise kbisect answers from the stored session
