@@ -130,7 +130,6 @@ SessionRecord nightly_session(const Scenario& scenario, const std::string& tip_r
   session.good_commits = {baseline.commit};
   session.bad_ref = tip_ref;
   session.bad_commit = tip;
-  session.strategy = "adaptive";
   const NightlySpec& spec = *scenario.nightly;
   session.options_json = nlohmann::json{
       {"branch", spec.branch},
