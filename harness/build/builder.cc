@@ -262,9 +262,9 @@ void fail_if_machine_failure(const std::string& log_text, const fs::path& log) {
 
 // Whether every error of the compiler in `log_text` is in a source file written since the last
 // make in the object directory ended, at `last_make` (by the checkout of this tree, or by
-// hand). Such errors are the tree's own: a
-// build from an empty directory would compile the same files and fail on them again. Kbuild
-// runs the compiler in the object directory, so a relative file name is taken from there.
+// hand). Such errors are the tree's own: a build from an empty directory would compile the same
+// files and fail on them again. Kbuild runs the compiler in the object directory, so a relative
+// file name is taken from there.
 bool fails_in_sources_written_since(const std::string& log_text, const fs::path& source_dir,
                                     const fs::path& object_dir, fs::file_time_type last_make) {
   const std::vector<std::string> files = compile_error_files(log_text);

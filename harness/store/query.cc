@@ -489,14 +489,9 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
           "{} has schema version {} and the named queries read version {}: a newer kbisect "
           "wrote it, whose query reads it; or query its tables with SQL",
           db_path.string(), version, schema_version());
-    } else if (version < schema_version()) {
-      // Read from a copy brought up to date, as report and log read it: the file keeps the
-      // schema of the older kbisect that may still be writing it.
-      db = copy_in_memory(db.get());
-      migrate(db.get());
-      execute(db.get(), "PRAGMA query_only=1");
-      sqlite3_progress_handler(db.get(), kProgressInstructions, stop_when_interrupted, nullptr);
     }
+    db = up_to_date_for_reading(std::move(db));
+    sqlite3_progress_handler(db.get(), kProgressInstructions, stop_when_interrupted, nullptr);
     if (!arguments.empty()) check_argument_matches(db.get(), *query, arguments.front());
     sql = query->sql;
   }

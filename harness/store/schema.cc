@@ -216,6 +216,16 @@ void migrate(sqlite3* db) {
   }
 }
 
+Database up_to_date_for_reading(Database db) {
+  if (database_version(db.get()) < schema_version()) {
+    db = copy_in_memory(db.get());
+    migrate(db.get());
+    execute(db.get(), "PRAGMA query_only=1");
+  }
+  migrate(db.get());  // refuses a newer schema
+  return db;
+}
+
 void check_results_database(sqlite3* db, const std::filesystem::path& path) {
   std::string why = "it has no sessions, samples and sample_metrics tables";
   try {

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 
+#include "store/sqlite.h"
+
 namespace kbisect {
 
 // The schema version this build of kbisect writes.
@@ -15,6 +17,11 @@ int schema_version();
 // transaction that re-reads user_version first, so concurrent openers migrate exactly once.
 // A database from a newer kbisect is refused.
 void migrate(sqlite3* db);
+
+// For reading: `db` itself when it has this kbisect's schema; for an older one, a read-only copy
+// in memory brought up to date, so that the file keeps the schema an older kbisect that may
+// still be writing it expects. A database from a newer kbisect is refused.
+Database up_to_date_for_reading(Database db);
 
 // The database's current user_version.
 int database_version(sqlite3* db);

@@ -183,13 +183,7 @@ Store Store::for_reading(const std::filesystem::path& path) {
   Database db = open_read_only(path);
   // Checked before anything could write: an empty file or another program's is left as it is.
   check_results_database(db.get(), path);
-  if (database_version(db.get()) < schema_version()) {
-    // Brought up to date in a copy: reading leaves the file as an older kbisect, which may
-    // still be writing it, knows it.
-    db = copy_in_memory(db.get());
-  }
-  migrate(db.get());  // refuses a newer schema
-  return Store(path, std::move(db));
+  return Store(path, up_to_date_for_reading(std::move(db)));
 }
 
 int64_t Store::insert_build(const BuildRecord& build) {
