@@ -218,11 +218,12 @@ void migrate(sqlite3* db) {
 
 Database up_to_date_for_reading(Database db) {
   if (database_version(db.get()) < schema_version()) {
-    db = copy_in_memory(db.get());
-    migrate(db.get());
-    execute(db.get(), "PRAGMA query_only=1");
+    Database copy = copy_in_memory(db.get());
+    migrate(copy.get());
+    execute(copy.get(), "PRAGMA query_only=1");
+    return copy;
   }
-  migrate(db.get());  // refuses a newer schema
+  migrate(db.get());  // writes nothing at this kbisect's schema; refuses a newer one
   return db;
 }
 
