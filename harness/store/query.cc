@@ -237,7 +237,9 @@ Cell cell_of(sqlite3_stmt* statement, int column) {
     cell.real = sqlite3_column_double(statement, column);
     cell.text = fmt::format("{}", cell.real);
   } else if (cell.type != SQLITE_NULL) {
-    cell.text = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
+    // By its length: text may hold a NUL, where a C string would end.
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
+    cell.text.assign(text, static_cast<size_t>(sqlite3_column_bytes(statement, column)));
   }
   return cell;
 }

@@ -128,6 +128,12 @@ TEST_F(QueryTest, JsonReplacesTextThatIsNotUtf8) {
   EXPECT_EQ(rows[0]["t"], "A\xef\xbf\xbd");
 }
 
+// Text is read by its length: a NUL inside it is kept (JSON escapes it), where it ended the text.
+TEST_F(QueryTest, TextIsKeptWholeThroughANul) {
+  auto rows = nlohmann::json::parse(query("SELECT 'a' || char(0) || 'b' AS t", QueryFormat::kJson));
+  EXPECT_EQ(rows[0]["t"], std::string("a\0b", 3));
+}
+
 TEST_F(QueryTest, JsonKeepsTypes) {
   auto rows = nlohmann::json::parse(
       query("SELECT 1 AS i, 2.5 AS r, 't' AS s, NULL AS n", QueryFormat::kJson));
