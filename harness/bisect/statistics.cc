@@ -11,8 +11,10 @@
 namespace kbisect {
 namespace {
 
-// Beyond this the exact U distribution is both slow and no better than the approximation.
-constexpr size_t kExactUMaxSize = 50;
+// The exact U distributions cost about (n_x n_y)^2 and, past this many pairs, are no better
+// than the normal approximation. A bound on the pairs, not on each side: 3 samples against 60
+// is exact, where the approximation gave p 75 times too large.
+constexpr size_t kExactUMaxPairs = 2500;
 
 void require_samples(std::span<const double> x, std::span<const double> y, const char* test) {
   if (x.empty() || y.empty()) fail("internal error: {} needs samples on both sides", test);
@@ -56,8 +58,10 @@ Ranks pooled_ranks(std::span<const double> x, std::span<const double> y) {
 
 // Counts of rank configurations of m x's among m + n values by U, built with the recurrence
 // N(u; m, n) = N(u - n; m - 1, n) + N(u; m, n - 1); returned as tail probabilities
-// P(U >= u). Cached per (m, n): sequential tests ask for the same sizes again and again.
+// P(U >= u). U has one distribution for (m, n) and (n, m), and n sizes the table, so n is the
+// smaller. Cached: sequential tests ask for the same sizes again and again.
 const std::vector<double>& exact_u_tail(int m, int n) {
+  if (n > m) std::swap(m, n);
   thread_local std::map<std::pair<int, int>, std::vector<double>> cache;
   auto found = cache.find({m, n});
   if (found != cache.end()) return found->second;
@@ -88,21 +92,27 @@ double exact_u_sf(int u, int m, int n) {
   return tail[std::clamp(u, 0, m * n + 1)];
 }
 
-// The tails of the first sample's U at `u`, P(U >= u) and P(U <= u), under the null hypothesis
-// given the ties: every choice of m of the pooled values as the first sample is equally likely.
-// Ties make that distribution asymmetric, so each tail is counted. Counts the m-subsets by their
-// sum of doubled midranks (whole numbers), one tie group at a time: c of a group's t values add
-// c times its rank, in C(t, c) ways.
 struct Tails {
   double at_least = 0;
   double at_most = 0;
 };
 
+// The tails at `u` of the U of a sample of m of the pooled values, P(U >= u) and P(U <= u),
+// under the null hypothesis given the ties: every choice of m of the pooled values as that
+// sample is equally likely. Ties make that distribution asymmetric, so each tail is counted.
+// Counts the m-subsets by their sum of doubled midranks (whole numbers), one tie group at a
+// time: c of a group's t values add c times its rank, in C(t, c) ways. The work grows with m's
+// square, so the caller passes the smaller sample.
 Tails exact_tied_u_tails(const Ranks& ranks, int m, double u) {
   std::map<long, int> group_sizes;  // doubled midrank -> values holding it
   for (double rank : ranks.rank) ++group_sizes[std::lround(2 * rank)];
-  long max_sum = 0;
-  for (const auto& [doubled, size] : group_sizes) max_sum += doubled * size;
+  long max_sum = 0;  // of the m largest
+  int counted = 0;
+  for (auto group = group_sizes.rbegin(); group != group_sizes.rend() && counted < m; ++group) {
+    const int taken = std::min(group->second, m - counted);
+    max_sum += group->first * taken;
+    counted += taken;
+  }
   // ways[k][s]: subsets of k of the values seen so far whose doubled ranks sum to s.
   std::vector<std::vector<double>> ways(m + 1, std::vector<double>(max_sum + 1, 0.0));
   ways[0][0] = 1;
@@ -245,14 +255,17 @@ TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
 
   TestResult result;
   result.statistic = u1;
-  result.exact = x.size() <= kExactUMaxSize && y.size() <= kExactUMaxSize;
+  result.exact = x.size() * y.size() <= kExactUMaxPairs;
   if (result.exact && ranks.tie_term == 0) {
     result.p_value = exact_u_sf(static_cast<int>(std::lround(u)), static_cast<int>(x.size()),
                                 static_cast<int>(y.size()));
   } else if (result.exact) {
     // Not the normal approximation: with ties in small samples it comes out below the exact
-    // p, by up to 3.5x at 12 a side, and called quantized endpoints different.
-    const Tails tails = exact_tied_u_tails(ranks, static_cast<int>(x.size()), u1);
+    // p, by up to 3.5x at 12 a side, and called quantized endpoints different. P(U1 >= u1) is
+    // P(U2 <= u2), so the smaller sample's tails do.
+    Tails tails = x.size() <= y.size() ? exact_tied_u_tails(ranks, static_cast<int>(x.size()), u1)
+                                       : exact_tied_u_tails(ranks, static_cast<int>(y.size()), u2);
+    if (x.size() > y.size()) std::swap(tails.at_least, tails.at_most);
     result.p_value = alternative == Alternative::kGreater ? tails.at_least
                      : alternative == Alternative::kLess  ? tails.at_most
                                                           : std::min(tails.at_least, tails.at_most);

@@ -20,9 +20,9 @@ struct TestResult {
   bool exact = false;  // p from the exact null distribution, not an approximation
 };
 
-// U of x (scipy's U1 = rank sum of x - n_x (n_x + 1) / 2). When both samples are small, the
-// exact null distribution (given the ties, if there are any: scipy's permutation method);
-// otherwise the normal approximation with the tie correction and a continuity correction.
+// U of x (scipy's U1 = rank sum of x - n_x (n_x + 1) / 2). When n_x n_y <= 2500, the exact
+// null distribution (given the ties, if there are any: scipy's permutation method); otherwise
+// the normal approximation with the tie correction and a continuity correction.
 TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
                           Alternative alternative = Alternative::kTwoSided);
 
