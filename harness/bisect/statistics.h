@@ -64,7 +64,7 @@ TestResult kernel_shift_test(std::span<const double> x, std::span<const double> 
                              int permutations = 1000, double stop_above = 1);
 
 // Two-sided two-sample KS: D = max |F_x - F_y|. Exact p (lattice paths, as scipy's "exact")
-// when n_x * n_y <= 10000, else the asymptotic Kolmogorov distribution.
+// when n_x * n_y <= 10^6, else the asymptotic Kolmogorov distribution.
 TestResult kolmogorov_smirnov(std::span<const double> x, std::span<const double> y);
 
 // P(K > lambda) for the limiting Kolmogorov distribution (scipy.stats.kstwobign.sf).

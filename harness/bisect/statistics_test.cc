@@ -145,13 +145,33 @@ TEST(KolmogorovSmirnov, LimitingDistribution) {
   EXPECT_NEAR(kolmogorov_sf(2.0), 0.0006709252557796953, 1e-12);
 }
 
-TEST(KolmogorovSmirnov, LargeSamplesUseTheAsymptoticP) {
-  std::vector<double> a, b;
+// One side wholly above the other: p = 2 / C(m + n, m). 1 minus the probability of staying
+// inside gave 0 for the first; the limiting law gave 0.037 for the second.
+TEST(KolmogorovSmirnov, ExactDownToTinyPAndForUnbalancedSamples) {
+  std::vector<double> low, high, a, b;
+  for (int i = 0; i < 50; ++i) low.push_back(i), high.push_back(100 + i);
+  EXPECT_NEAR(kolmogorov_smirnov(low, high).p_value, 1.9823306042836678e-29, 1e-38);
+  std::vector<double> many;
+  for (int i = 0; i < 5001; ++i) many.push_back(i);
+  TestResult unbalanced = kolmogorov_smirnov(std::vector<double>{10000, 10001}, many);
+  EXPECT_TRUE(unbalanced.exact);
+  EXPECT_NEAR(unbalanced.p_value, 1.5984012151685362e-07, 1e-17);
   for (int i = 0; i < 120; ++i) a.push_back(i), b.push_back(i + 30);
   TestResult result = kolmogorov_smirnov(a, b);
-  EXPECT_FALSE(result.exact);
+  EXPECT_TRUE(result.exact);
   EXPECT_NEAR(result.statistic, 0.25, 1e-12);
-  EXPECT_NEAR(result.p_value, kolmogorov_sf(std::sqrt(60.0) * 0.25), 1e-12);
+  EXPECT_NEAR(result.p_value, 0.0010543589505277117, 1e-13);
+}
+
+TEST(KolmogorovSmirnov, LargeSamplesUseTheAsymptoticP) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 1001; ++i) a.push_back(i);
+  for (int i = 0; i < 1000; ++i) b.push_back(i + 100.5);
+  TestResult result = kolmogorov_smirnov(a, b);
+  EXPECT_FALSE(result.exact);
+  EXPECT_NEAR(result.statistic, 0.1008991008991009, 1e-12);
+  EXPECT_NEAR(result.p_value, kolmogorov_sf(std::sqrt(1001.0 * 1000 / 2001) * result.statistic),
+              1e-15);
 }
 
 TEST(Descriptive, MedianMadIqr) {
