@@ -173,8 +173,7 @@ NormalMixture fit_normal_mixture(std::span<const double> values, double min_sigm
   return best;
 }
 
-TestResult mixture_shift_test(std::span<const double> x, std::span<const double> y,
-                              int permutations, double stop_above) {
+TestResult mixture_shift_test(std::span<const double> x, std::span<const double> y, Draws draws) {
   if (x.empty() || y.empty())
     fail("internal error: the mixture shift test needs samples on both sides");
   std::vector<double> pooled(x.begin(), x.end());
@@ -193,7 +192,7 @@ TestResult mixture_shift_test(std::span<const double> x, std::span<const double>
     return std::max(0.0, shifted_mixture_log_likelihood(pooled, in_y, min_sigma) - one_noise);
   };
   // EM stops within kConverged of the likelihood, not at it: a wider tolerance than a sum's.
-  return permutation_test(in_y, statistic, permutations, stop_above, 1e-9);
+  return permutation_test(in_y, statistic, draws, 1e-9);
 }
 
 }  // namespace kbisect

@@ -35,10 +35,9 @@ NormalMixture fit_normal_mixture(std::span<const double> values, double min_sigm
 // two components as above. Where a share of the samples sits in a second mode a rank test loses
 // its power: pairs across the modes say nothing about the shift and outnumber the rest. With a
 // fifth of the samples at 0.8x, 5% noise and a 10% regression, 10 samples a side reach p <= 0.005
-// in 40% of trials by Mann-Whitney and in 69% by this test (200 trials). `permutations`
-// relabellings from a fixed seed, so the same samples give the same p; p = (1 + as extreme) /
-// (1 + drawn), and drawing stops once p must exceed `stop_above`.
+// in 40% of trials by Mann-Whitney and in 69% by this test (200 trials). Relabellings from a
+// fixed seed, so the same samples give the same p; as many as `draws` says.
 TestResult mixture_shift_test(std::span<const double> x, std::span<const double> y,
-                              int permutations = 1000, double stop_above = 1);
+                              Draws draws = {});
 
 }  // namespace kbisect

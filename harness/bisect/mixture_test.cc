@@ -87,16 +87,16 @@ TEST(Mixture, SameValuesSameFit) {
 // aligns them: p = 1/70.
 TEST(MixtureShiftTest, TwoExactLevelsGiveTheKnownRatioAndTheExactP) {
   const std::vector<double> x(4, 0.0), y(4, 1.0);
-  TestResult test = mixture_shift_test(x, y, 4000);
+  TestResult test = mixture_shift_test(x, y, {.most = 4000});
   EXPECT_NEAR(test.statistic, 8 * std::log(2.0), 1e-9);
   EXPECT_NEAR(test.p_value, 1.0 / 70, 0.005);
-  EXPECT_EQ(mixture_shift_test(x, y, 4000).p_value, test.p_value);  // fixed seed
-  EXPECT_GT(mixture_shift_test(y, x, 4000).p_value, 0.9);           // one-sided
+  EXPECT_EQ(mixture_shift_test(x, y, {.most = 4000}).p_value, test.p_value);  // fixed seed
+  EXPECT_GT(mixture_shift_test(y, x, {.most = 4000}).p_value, 0.9);           // one-sided
 }
 
 TEST(MixtureShiftTest, StopsDrawingOncePMustExceedTheLevel) {
   const std::vector<double> x{1, 2, 3, 4, 5}, y{1.5, 2.5, 3.5, 4.5, 5.5};
-  TestResult test = mixture_shift_test(x, y, 1000, 0.01);
+  TestResult test = mixture_shift_test(x, y, {.stop_above = 0.01});
   EXPECT_GT(test.p_value, 0.01);
   EXPECT_LT(test.p_value, 1);  // stopped early: p over the relabellings drawn so far
 }
@@ -118,7 +118,7 @@ TEST(MixtureShiftTest, KeepsItsPowerWhenAShareOfSamplesSitsInASecondMode) {
       good.push_back(sample(0));
       bad.push_back(sample(std::log(1 / 0.9)));
     }
-    mixture_found += mixture_shift_test(good, bad, 1000, 0.005).p_value <= 0.005;
+    mixture_found += mixture_shift_test(good, bad, {.stop_above = 0.005}).p_value <= 0.005;
     rank_found += mann_whitney_u(bad, good, Alternative::kGreater).p_value <= 0.005;
   }
   EXPECT_GE(mixture_found, rank_found + 10) << mixture_found << " vs " << rank_found;
@@ -136,7 +136,7 @@ TEST(MixtureShiftTest, HoldsItsLevelWithoutAShift) {
       good.push_back(noise(random) + (second_mode(random) ? 0.22 : 0));
       bad.push_back(noise(random) + (second_mode(random) ? 0.22 : 0));
     }
-    found += mixture_shift_test(good, bad, 200, 0.05).p_value <= 0.05;
+    found += mixture_shift_test(good, bad, {.most = 200, .stop_above = 0.05}).p_value <= 0.05;
   }
   EXPECT_LE(found, 25);  // 15 expected; 25 is 2.6 binomial sigmas above
   EXPECT_GE(found, 5);
@@ -152,7 +152,7 @@ TEST(MixtureShiftTest, EqualValuesShowNoShift) {
 
 // One sample a side is a test too: the two orders of two values, one of them observed.
 TEST(MixtureShiftTest, OneSampleASide) {
-  TestResult test = mixture_shift_test(std::vector<double>{1.0}, std::vector<double>{2.0}, 1000);
+  TestResult test = mixture_shift_test(std::vector<double>{1.0}, std::vector<double>{2.0});
   EXPECT_FALSE(std::isnan(test.p_value));
   EXPECT_NEAR(test.p_value, 0.5, 0.05);
 }

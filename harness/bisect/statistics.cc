@@ -316,7 +316,7 @@ std::vector<double> location_scores(std::span<const double> pooled, double width
 }  // namespace
 
 TestResult kernel_shift_test(std::span<const double> x, std::span<const double> y, double width,
-                             int permutations, double stop_above) {
+                             Draws draws) {
   require_samples(x, y, "the kernel shift test");
   if (!(width > 0)) fail("internal error: the kernel shift test needs a positive width");
   std::vector<double> pooled(x.begin(), x.end());
@@ -327,7 +327,7 @@ TestResult kernel_shift_test(std::span<const double> x, std::span<const double> 
     for (size_t k = x.size(); k < scores.size(); ++k) sum += scores[k];
     return sum;
   };
-  return permutation_test(scores, y_sum, permutations, stop_above, 1e-12);
+  return permutation_test(scores, y_sum, draws, 1e-12);
 }
 
 double kolmogorov_sf(double lambda) {

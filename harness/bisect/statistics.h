@@ -30,20 +30,32 @@ TestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
 // above the other): where it exceeds alpha, no difference can be called significant.
 double mann_whitney_smallest_p(size_t n_x, size_t n_y);
 
-// The p of a one-sided permutation test: `statistic()` of the labelling as it is, then of up to
-// `permutations` shuffles of `shuffled` (from a fixed seed, so the same samples give the same
-// p); p = (1 + as extreme) / (1 + drawn), and drawing stops once p must exceed `stop_above`.
-// A shuffle within `tolerance` (relative) below the observed statistic counts as extreme: the
-// same value summed in another order.
+// How many relabellings a permutation test draws, p being (1 + as extreme) / (1 + drawn): up
+// to `most`; it stops once p must exceed `stop_above` (above it p is only a rough figure) and,
+// after `rough` draws, once p must exceed `level`: a decision at `level` needs p read finely
+// below it, which can take many draws, and a rough p above it.
+struct Draws {
+  int most = 1000;
+  double stop_above = 1;
+  double level = 1;
+  int rough = 1000;
+};
+
+// The p of a one-sided permutation test: `statistic()` of the labelling as it is, then of
+// shuffles of `shuffled` (from a fixed seed, so the same samples give the same p) as `draws`
+// says. A shuffle within `tolerance` (relative) below the observed statistic counts as extreme:
+// the same value summed in another order.
 template <typename T, typename Statistic>
-TestResult permutation_test(std::vector<T>& shuffled, Statistic statistic, int permutations,
-                            double stop_above, double tolerance) {
+TestResult permutation_test(std::vector<T>& shuffled, Statistic statistic, Draws draws,
+                            double tolerance) {
   TestResult result;
   result.statistic = statistic();
   std::mt19937_64 random(shuffled.size());
   const double limit = result.statistic - tolerance * (1 + std::fabs(result.statistic));
   int extreme = 0, drawn = 0;
-  while (drawn < permutations && (1.0 + extreme) / (1.0 + permutations) <= stop_above) {
+  while (drawn < draws.most) {
+    const double least_p = (1.0 + extreme) / (1.0 + draws.most);
+    if (least_p > draws.stop_above || (drawn >= draws.rough && least_p > draws.level)) break;
     std::shuffle(shuffled.begin(), shuffled.end(), random);
     ++drawn;
     extreme += statistic() >= limit;
@@ -58,10 +70,9 @@ TestResult permutation_test(std::vector<T>& shuffled, Statistic statistic, int p
 // follow the local slope, so where a share of the samples sits in a second mode the shift is
 // read within each mode, and the test keeps the power that a rank test loses to cross-mode
 // pairs (a fifth of the samples at 0.8x turns a 5% shift into a coin toss for most of them).
-// `permutations` relabellings from a fixed seed, so the same samples give the same p;
-// p = (1 + as extreme) / (1 + drawn), and drawing stops once p must exceed `stop_above`.
+// Relabellings from a fixed seed, so the same samples give the same p; as many as `draws` says.
 TestResult kernel_shift_test(std::span<const double> x, std::span<const double> y, double width,
-                             int permutations = 1000, double stop_above = 1);
+                             Draws draws = {});
 
 // Two-sided two-sample KS: D = max |F_x - F_y|. Exact p (lattice paths, as scipy's "exact")
 // when n_x * n_y <= 10^6, else the asymptotic Kolmogorov distribution.

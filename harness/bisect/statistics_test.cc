@@ -234,18 +234,44 @@ TEST(KernelShift, ANearZeroBandwidthKeepsTheGridBounded) {
 // Two samples of two: 6 ways to label four values, the observed one the most extreme.
 TEST(KernelShiftTest, EstimatesTheExactPermutationP) {
   const std::vector<double> x{0, 1}, y{2, 3};
-  TestResult test = kernel_shift_test(x, y, 2.0, 4000);
+  TestResult test = kernel_shift_test(x, y, 2.0, {.most = 4000});
   EXPECT_GT(test.statistic, 0);
   EXPECT_NEAR(test.p_value, 1.0 / 6, 0.02);
-  EXPECT_EQ(kernel_shift_test(x, y, 2.0, 4000).p_value, test.p_value);  // fixed seed
-  EXPECT_GT(kernel_shift_test(y, x, 2.0, 4000).p_value, 0.9);           // one-sided
+  EXPECT_EQ(kernel_shift_test(x, y, 2.0, {.most = 4000}).p_value, test.p_value);  // fixed seed
+  EXPECT_GT(kernel_shift_test(y, x, 2.0, {.most = 4000}).p_value, 0.9);           // one-sided
 }
 
 TEST(KernelShiftTest, StopsDrawingOncePMustExceedTheLevel) {
   const std::vector<double> same{1, 2, 3, 4, 5};
-  TestResult test = kernel_shift_test(same, same, 1.0, 1000, 0.01);
+  TestResult test = kernel_shift_test(same, same, 1.0, {.stop_above = 0.01});
   EXPECT_GT(test.p_value, 0.01);
   EXPECT_LT(test.p_value, 1);  // stopped early: p over the relabellings drawn so far
+}
+
+// The statistic is whether a shuffle leaves `values` sorted: p is 1 / values.size()!.
+struct SortedStatistic {
+  std::vector<int> values;
+  int calls = 0;  // the labelling as it is, then one per relabelling drawn
+  TestResult test(Draws draws) {
+    calls = 0;
+    std::sort(values.begin(), values.end());
+    auto sorted = [&] { return ++calls, std::is_sorted(values.begin(), values.end()) ? 1.0 : 0.0; };
+    return permutation_test(values, sorted, draws, 0);
+  }
+};
+
+// A decision at a level below 1/1000 reads p finely below the level, and roughly above it.
+TEST(PermutationTest, DrawsOnOnlyWhilePMayBeBelowTheLevel) {
+  SortedStatistic rare{{1, 2, 3, 4, 5, 6, 7, 8}};  // p 1 / 40320
+  TestResult below = rare.test({.most = 100000, .level = 1e-4});
+  EXPECT_EQ(rare.calls, 100001);
+  EXPECT_LE(below.p_value, 1e-4);
+  SortedStatistic common{{1, 2, 3, 4}};  // p 1 / 24
+  TestResult above = common.test({.most = 100000, .level = 1e-4});
+  EXPECT_EQ(common.calls, 1001);  // the rough draws, at which p must exceed the level
+  EXPECT_NEAR(above.p_value, 1.0 / 24, 0.02);
+  common.test({.most = 100000, .stop_above = 1e-4, .level = 1e-4});
+  EXPECT_LT(common.calls, 1001);  // stop_above ends it sooner, at 10 as extreme
 }
 
 // A fifth of the samples in a second mode 0.22 above the main one, the whole distribution
@@ -262,7 +288,7 @@ TEST(KernelShiftTest, KeepsItsPowerWhenAShareOfSamplesSitsInASecondMode) {
       good.push_back(noise(random) + (second_mode(random) ? 0.22 : 0));
       bad.push_back(noise(random) + 0.05 + (second_mode(random) ? 0.22 : 0));
     }
-    kernel_found += kernel_shift_test(good, bad, 0.05, 1000, 0.005).p_value <= 0.005;
+    kernel_found += kernel_shift_test(good, bad, 0.05, {.stop_above = 0.005}).p_value <= 0.005;
     rank_found += mann_whitney_u(bad, good, Alternative::kGreater).p_value <= 0.005;
   }
   EXPECT_GE(kernel_found, 35);

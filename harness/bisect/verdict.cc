@@ -17,7 +17,15 @@ constexpr double kBandwidthFactor = 1.2;  // times scale * n^(-1/5); Silverman's
 // meets the error of the fitted centres and shift: fitted as it is, the benchmark's cells at
 // regression == CV lost 0.5-3 points of accuracy; 10% wider, none.
 constexpr double kMixtureWidening = 1.1;
+// Relabellings drawn by the shift tests: 1000 read p to about 1/1000, a rough figure but enough
+// above the level needed. Where p may be below it, enough that a p of a fifth of the level
+// passes most of the time: more than 1000 past max_samples at alpha 0.01, and at any smaller
+// alpha, where 1000 could never reach the level. At most kShiftTestMostPermutations: below
+// alpha 4e-4 the shift test loses power, and below 8e-5 it settles no check (Mann-Whitney
+// still does).
 constexpr int kShiftTestPermutations = 1000;
+constexpr double kShiftTestDrawsAtLevel = 5;
+constexpr double kShiftTestMostPermutations = 100000;
 
 std::vector<double> badness_of(std::span<const double> values, Better better) {
   std::vector<double> result;
@@ -52,18 +60,22 @@ double cauchy(double x, double scale) {
   return 1 / (M_PI * scale * (1 + y * y));
 }
 
-// One-sided p that bad (badness `b`) sits above good (`g`); drawing stops once p must exceed
-// `stop_above`, and p is only a rough figure above it.
+// One-sided p that bad (badness `b`) sits above good (`g`), for a decision at `level`; drawing
+// stops once p must exceed `stop_above`, and p is only a rough figure above it.
 double shift_test_p(const std::vector<double>& g, const std::vector<double>& b, ShiftTest test,
-                    double stop_above) {
-  if (test == ShiftTest::kMixture) {
-    return mixture_shift_test(g, b, kShiftTestPermutations, stop_above).p_value;
-  }
+                    double level, double stop_above) {
+  const double most =
+      std::min(kShiftTestMostPermutations, std::ceil(kShiftTestDrawsAtLevel / level));
+  const Draws draws{.most = std::max(kShiftTestPermutations, static_cast<int>(most)),
+                    .stop_above = stop_above,
+                    .level = level,
+                    .rough = kShiftTestPermutations};
+  if (test == ShiftTest::kMixture) return mixture_shift_test(g, b, draws).p_value;
   // The kernel is sqrt(2) times the model's: in the benchmark's bimodal cells the best of 1,
   // sqrt(2) and 2 times (the fewest real regressions ended as "no regression").
   const double width = std::sqrt(2.0) * kernel_bandwidth(robust_scale(within_scale(g, b), 0),
                                                          g.size() + b.size(), 0);
-  return kernel_shift_test(g, b, width, kShiftTestPermutations, stop_above).p_value;
+  return kernel_shift_test(g, b, width, draws).p_value;
 }
 
 }  // namespace
@@ -193,7 +205,7 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   // leans worse, and "no regression" prints p.
   const bool p_read = ask != EndpointAsk::kWhetherSettled || below_floor;
   const double drawn_to = p_read ? kLeaningWorse * spec.alpha : level;
-  const double p_shift = rank_settles ? 1 : shift_test_p(g, b, shift_test, drawn_to);
+  const double p_shift = rank_settles ? 1 : shift_test_p(g, b, shift_test, level, drawn_to);
   check.p_value = std::min(1.0, 2 * std::min(p_rank, p_shift));
   if (check.p_value <= needed && may_be_large) {
     check.kind = VerdictKind::kBad;
