@@ -125,6 +125,8 @@ struct NamedQuery {
   std::string_view matches = {};
   std::string_view holds = {};
   std::string_view unmatched = {};
+  // A column SQLite gives as JSON text: the json formats nest it as a value, not a string.
+  std::string_view json_column = {};
 };
 
 constexpr NamedQuery kNamedQueries[] = {
@@ -153,7 +155,8 @@ constexpr NamedQuery kNamedQueries[] = {
      "SELECT count(DISTINCT commit_id) FROM samples",
      "no sample of a commit whose id starts with '{0}': give a commit id or its prefix (a tag or "
      "branch is not resolved here); the database holds samples of {1} commits, which kbisect "
-     "query 'history METRIC' lists"},
+     "query 'history METRIC' lists",
+     "metrics"},
     // Samples of two hosts or accelerators do not compare: each is a row of its own.
     {"history", "METRIC",
      "SELECT s.commit_id, s.variant, substr(s.config_hash, 1, 12) AS config, s.host, s.accel, "
@@ -375,7 +378,11 @@ std::vector<std::string> json_keys(const std::vector<std::string>& columns) {
   return keys;
 }
 
-nlohmann::json json_value(const Cell& cell) {
+nlohmann::json json_value(const Cell& cell, bool json_text) {
+  if (json_text && cell.type == SQLITE_TEXT) {
+    nlohmann::json value = nlohmann::json::parse(cell.text, nullptr, false);
+    if (!value.is_discarded()) return value;
+  }
   if (cell.type == SQLITE_INTEGER) return std::stoll(cell.text);
   if (cell.type == SQLITE_FLOAT) return cell.real;
   if (cell.type == SQLITE_NULL) return nullptr;
@@ -383,13 +390,19 @@ nlohmann::json json_value(const Cell& cell) {
 }
 
 // One object a row, its keys in the columns' order (a JSON object would sort them), each row
-// written as it comes; finish() closes the array.
+// written as it comes; finish() closes the array. The column named `json_column` holds JSON
+// text, given as the value it is.
 class JsonRows {
  public:
-  JsonRows(std::ostream& out, bool lines) : out_(out), lines_(lines) {}
+  JsonRows(std::ostream& out, bool lines, std::string_view json_column)
+      : out_(out), lines_(lines), json_column_(json_column) {}
 
   RowSink sink() {
-    return {[this](const std::vector<std::string>& columns) { keys_ = json_keys(columns); },
+    return {[this](const std::vector<std::string>& columns) {
+              keys_ = json_keys(columns);
+              is_json_.clear();
+              for (const std::string& column : columns) is_json_.push_back(column == json_column_);
+            },
             [this](std::vector<Cell> row) { print(row); }};
   }
 
@@ -403,14 +416,17 @@ class JsonRows {
     ++rows_;
     out_ << "{";
     for (size_t c = 0; c < keys_.size(); ++c) {
-      out_ << (c == 0 ? "" : ", ") << json_text(keys_[c]) << ": " << json_text(json_value(row[c]));
+      out_ << (c == 0 ? "" : ", ") << json_text(keys_[c]) << ": "
+           << json_text(json_value(row[c], is_json_[c]));
     }
     out_ << (lines_ ? "}\n" : "}");
   }
 
   std::ostream& out_;
   const bool lines_;
+  const std::string_view json_column_;
   std::vector<std::string> keys_;
+  std::vector<bool> is_json_;
   size_t rows_ = 0;
 };
 
@@ -479,6 +495,7 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
   sqlite3_progress_handler(db.get(), kProgressInstructions, stop_when_interrupted, nullptr);
   std::string_view sql = sql_or_name;
   std::vector<std::string> arguments;
+  std::string_view json_column;
   if (auto named = named_query(sql_or_name)) {
     const NamedQuery* query = named->first;
     arguments = std::move(named->second);
@@ -496,6 +513,7 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
     sqlite3_progress_handler(db.get(), kProgressInstructions, stop_when_interrupted, nullptr);
     if (!arguments.empty()) check_argument_matches(db.get(), *query, arguments.front());
     sql = query->sql;
+    json_column = query->json_column;
   }
   switch (format) {
     case QueryFormat::kTable:
@@ -506,7 +524,7 @@ void run_query(const std::filesystem::path& db_path, const std::string& sql_or_n
       break;
     case QueryFormat::kJson:
     case QueryFormat::kJsonLines: {
-      JsonRows rows(out, format == QueryFormat::kJsonLines);
+      JsonRows rows(out, format == QueryFormat::kJsonLines, json_column);
       run_guarded(db.get(), sql, arguments, rows.sink());
       rows.finish();
       break;

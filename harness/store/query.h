@@ -19,7 +19,8 @@ QueryFormat parse_query_format(std::string_view text);
 // Named queries:
 //   sessions          every session, newest first, with its culprit and verdict
 //   steps SESSION     a session's steps with their verdicts
-//   samples COMMIT    the samples of a commit (a sha prefix) with their metrics
+//   samples COMMIT    the samples of a commit (a sha prefix) with their metrics (JSON text; an
+//                     object in the json formats)
 //   history METRIC    a metric (as stored, e.g. read.iops) per commit, oldest first
 // Anything else is one SQL statement. Writes fail with "kbisect query is read-only: ...".
 // csv and json rows are written as they come (a table needs them all for its widths); Ctrl-C or

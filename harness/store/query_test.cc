@@ -176,7 +176,11 @@ TEST_F(QueryTest, NamedQueries) {
   auto samples = nlohmann::json::parse(query("samples aaaa", QueryFormat::kJson));
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(nlohmann::json::parse(query("samples AAAA1", QueryFormat::kJson)).size(), 2u);
-  EXPECT_EQ(nlohmann::json::parse(samples[1]["metrics"].get<std::string>())["read.iops"], 110.0);
+  // An object, not its text in a string.
+  EXPECT_EQ(samples[1]["metrics"]["read.iops"], 110.0);
+  const std::string lines = query("samples aaaa", QueryFormat::kJsonLines);
+  EXPECT_EQ(nlohmann::json::parse(lines.substr(0, lines.find('\n')))["metrics"]["read.iops"],
+            100.0);
 
   auto history = nlohmann::json::parse(query("  history   read.iops ", QueryFormat::kJson));
   ASSERT_EQ(history.size(), 2u);
