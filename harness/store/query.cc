@@ -378,8 +378,8 @@ std::vector<std::string> json_keys(const std::vector<std::string>& columns) {
   return keys;
 }
 
-nlohmann::json json_value(const Cell& cell, bool json_text) {
-  if (json_text && cell.type == SQLITE_TEXT) {
+nlohmann::json json_value(const Cell& cell, bool holds_json) {
+  if (holds_json && cell.type == SQLITE_TEXT) {
     nlohmann::json value = nlohmann::json::parse(cell.text, nullptr, false);
     if (!value.is_discarded()) return value;
   }
