@@ -398,11 +398,7 @@ class JsonRows {
       : out_(out), lines_(lines), json_column_(json_column) {}
 
   RowSink sink() {
-    return {[this](const std::vector<std::string>& columns) {
-              keys_ = json_keys(columns);
-              is_json_.clear();
-              for (const std::string& column : columns) is_json_.push_back(column == json_column_);
-            },
+    return {[this](const std::vector<std::string>& columns) { keys_ = json_keys(columns); },
             [this](std::vector<Cell> row) { print(row); }};
   }
 
@@ -417,16 +413,21 @@ class JsonRows {
     out_ << "{";
     for (size_t c = 0; c < keys_.size(); ++c) {
       out_ << (c == 0 ? "" : ", ") << json_text(keys_[c]) << ": "
-           << json_text(json_value(row[c], is_json_[c]));
+           << json_text(json_value(row[c], holds_json(keys_[c])));
     }
     out_ << (lines_ ? "}\n" : "}");
+  }
+
+  // SQL's own columns are never JSON, even one named "" (a named query's json_column when it
+  // has none).
+  bool holds_json(const std::string& key) const {
+    return !json_column_.empty() && key == json_column_;
   }
 
   std::ostream& out_;
   const bool lines_;
   const std::string_view json_column_;
   std::vector<std::string> keys_;
-  std::vector<bool> is_json_;
   size_t rows_ = 0;
 };
 

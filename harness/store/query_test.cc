@@ -176,6 +176,8 @@ TEST_F(QueryTest, NamedQueries) {
   auto samples = nlohmann::json::parse(query("samples aaaa", QueryFormat::kJson));
   ASSERT_EQ(samples.size(), 2u);
   EXPECT_EQ(nlohmann::json::parse(query("samples AAAA1", QueryFormat::kJson)).size(), 2u);
+  // SQL's JSON text stays a string, also in a column named as no named query's is.
+  EXPECT_EQ(nlohmann::json::parse(query("SELECT '[1]' AS \"\"", QueryFormat::kJson))[0][""], "[1]");
   // An object, not its text in a string.
   EXPECT_EQ(samples[1]["metrics"]["read.iops"], 110.0);
   const std::string lines = query("samples aaaa", QueryFormat::kJsonLines);
