@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
+#include <optional>
 #include <set>
 
 #include "bisect/midpoint.h"
@@ -183,7 +185,8 @@ class LkpStrategy : public GitLikeStrategy {
 // Pinpoint compares neighbouring changes, not each change with the endpoints: the commit under
 // test against the nearest good and the nearest bad commit measured, and an unknown comparison
 // gets `attempts` (Pinpoint's 10) more on whichever of its two changes has fewer, neighbours
-// included.
+// included. The session takes one sample an action, so a change part of the way through its
+// attempts gets the rest before it is compared again: Pinpoint compares whole rounds only.
 class PinpointStrategy : public GitLikeStrategy {
  public:
   PinpointStrategy(BisectSpec spec, MetricSpec metric, int attempts)
@@ -195,6 +198,7 @@ class PinpointStrategy : public GitLikeStrategy {
   Action endpoint_phase(const SearchState& state) const override {
     const size_t attempts = static_cast<size_t>(attempts_);
     if (!endpoints_have(state, attempts)) return measure_endpoints_to(state, attempts);
+    if (std::optional<Action> rest = rest_of_round(state, {kGoodEndpoint, 0})) return *rest;
     PinpointComparison comparison = compare(state, state.good, state.of(0));
     if (comparison.result == PinpointResult::kUnknown) return more_of(state, kGoodEndpoint, 0);
     EndpointCheck check;
@@ -219,6 +223,7 @@ class PinpointStrategy : public GitLikeStrategy {
     Settled settled = settled_commits(state);
     const int bad = settled.bad;
     const int good = settled.goods.empty() ? kGoodEndpoint : settled.goods.back();
+    if (std::optional<Action> rest = rest_of_round(state, {commit, bad, good})) return *rest;
     PinpointComparison after = compare(state, samples, state.of(bad));
     if (after.result == PinpointResult::kUnknown) return more_of(state, commit, bad);
     PinpointComparison before = compare(state, state.of(good), samples);
@@ -240,6 +245,16 @@ class PinpointStrategy : public GitLikeStrategy {
   }
   Action more_of(const SearchState& state, int a, int b) const {
     return measure_action(state.of(a).size() <= state.of(b).size() ? a : b, attempts_);
+  }
+  // The rest of the round of attempts the first of `changes` to have begun one is in.
+  std::optional<Action> rest_of_round(const SearchState& state,
+                                      std::initializer_list<int> changes) const {
+    for (int change : changes) {
+      const int into_round =
+          static_cast<int>(state.of(change).size() % static_cast<size_t>(attempts_));
+      if (into_round > 0) return measure_action(change, attempts_ - into_round);
+    }
+    return std::nullopt;
   }
 
   int attempts_;

@@ -124,6 +124,26 @@ TEST_F(PinpointSearch, AnUnknownComparisonGetsTenMoreAttemptsOnTheChangeWithFewe
   expect_attempts(pinpoint->next(state), 0);
 }
 
+// The session takes one sample an action: a round of attempts begun is finished before the
+// changes are compared again, even where the samples so far would settle the comparison.
+TEST_F(PinpointSearch, ARoundOfAttemptsIsFinishedBeforeTheNextComparison) {
+  state.good = evenly(14, 1000, 1);  // 10, and 4 of the next 10
+  ASSERT_EQ(pinpoint_compare(state.good, state.samples[0], 3).result, PinpointResult::kDifferent);
+  Action rest = pinpoint->next(state);
+  EXPECT_EQ(rest.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(rest.commit, kGoodEndpoint);
+  EXPECT_EQ(rest.samples, 6);
+
+  state.endpoints_verified = true;
+  state.good = evenly(10, 1000, 1);
+  const int commit = pinpoint->next(state).commit;
+  state.samples[commit] = evenly(13, 897, 1);
+  Action visit = pinpoint->next(state);
+  EXPECT_EQ(visit.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(visit.commit, commit);
+  EXPECT_EQ(visit.samples, 7);
+}
+
 // With more attempts per change (the benchmark's --pinpoint-attempts), that many at a time.
 TEST_F(PinpointSearch, MoreAttemptsPerChangeAreTakenThatManyAtATime) {
   auto pinpoint_30 = make_strategy("pinpoint", BisectSpec{}, MetricSpec{}, std::nullopt, 30);
