@@ -13,6 +13,13 @@ namespace {
 // The evidence of a failure that counts as bad (boot_failure_is_bad): as good as certain.
 constexpr double kCertainLlr = 50;
 
+// Whether the culprit may be `c`: a commit that touches the paths, or bad, which also stands
+// for the commits after the last that does when it touches none of them itself: every commit
+// touching the paths may be good, and the search must be able to say so, as git does.
+bool may_be_culprit(const CommitGraph& graph, size_t c) {
+  return c == 0 || graph.nodes[c].touches_paths;
+}
+
 // Posterior of each culprit from the per-commit evidence: log P(c) = sum of the llr of the
 // commits that reach c, normalised over the candidates (uniform prior over counted commits).
 void spread_evidence(const CommitGraph& graph, const std::vector<std::vector<bool>>& reach,
@@ -27,12 +34,12 @@ void spread_evidence(const CommitGraph& graph, const std::vector<std::vector<boo
   }
   double top = -HUGE_VAL;
   for (size_t c = 0; c < n; ++c) {
-    if (graph.nodes[c].touches_paths) top = std::max(top, log_post[c]);
+    if (may_be_culprit(graph, c)) top = std::max(top, log_post[c]);
   }
   posterior.culprit.assign(n, 0);
   double sum = 0;
   for (size_t c = 0; c < n; ++c) {
-    if (!graph.nodes[c].touches_paths) continue;
+    if (!may_be_culprit(graph, c)) continue;
     posterior.culprit[c] = std::exp(log_post[c] - top);
     sum += posterior.culprit[c];
   }

@@ -141,6 +141,7 @@ class PosteriorStrategy : public Strategy {
     std::vector<int> candidates;
     const double n = static_cast<double>(posterior.culprit.size());
     for (int c = 0; c < static_cast<int>(posterior.culprit.size()); ++c) {
+      if (!state.graph->nodes[c].touches_paths) continue;  // bad, as git lists them
       if (posterior.culprit[c] > (1 - confidence_) / n && judged_possible(state, view, c)) {
         candidates.push_back(c);
       }
@@ -171,6 +172,10 @@ class PosteriorStrategy : public Strategy {
     }
     if (answer != 0) order.push_back(answer);
     if (std::optional<Action> verdict = pending_verdict(state, view, order)) return *verdict;
+    // Bad touches none of the paths, and every commit that does is good: git's "no testable
+    // commit".
+    if (!state.graph->nodes[answer].touches_paths)
+      return done_action(SearchOutcome::kNoTestable, -1);
     return done_action(SearchOutcome::kFound, answer);
   }
 
@@ -278,7 +283,8 @@ SearchState without_drift(const SearchState& state) {
 }
 
 // The default. Visits of min_samples go where they split the culprit probability best; a
-// visit once begun is completed before anything is concluded; the likelihood model is refitted
+// visit once begun is completed before anything is concluded (unless the commit has since
+// failed: it is not measured again, as git skips it); the likelihood model is refitted
 // from every settled commit; the endpoints are re-measured, interleaved with the search, up to
 // four times max_samples (endpoint_target).
 class AdaptiveStrategy : public PosteriorStrategy {
@@ -296,7 +302,7 @@ class AdaptiveStrategy : public PosteriorStrategy {
     const size_t visit = static_cast<size_t>(std::max(spec_.min_samples, 1));
     for (size_t i = 1; i < graph.nodes.size(); ++i) {
       size_t have = state.samples[i].size();
-      if (have > 0 && have < visit) {
+      if (have > 0 && have < visit && !state.failed[i] && !state.counted_bad[i]) {
         return measure_action(static_cast<int>(i), static_cast<int>(visit - have));
       }
     }

@@ -67,9 +67,10 @@ class Session {
   SessionResult run() {
     const std::vector<JournalEntry> journal = journal_.replay();
     for (const auto& entry : journal) journaled_.apply(entry);
+    refresh();
     // A session killed between a failure that counts as bad and its verdict left it last.
     if (!journal.empty()) judge_failure_as_bad(journal.back());
-    refresh();
+    judge_images_that_do_not_boot();
     for (;;) {
       if (!aborted_.empty()) return abort(aborted_);
       if (state_.endpoints_verified) {
@@ -231,6 +232,7 @@ class Session {
     }
     record(entry);
     judge_failure_as_bad(entry);
+    judge_images_that_do_not_boot();
   }
 
   // A candidate's failure that counts as bad (boot_failure_is_bad) is its verdict: journaled
@@ -246,6 +248,22 @@ class Session {
     verdict.verdict.by_boot = true;
     verdict.detail = not_booting(failure);
     record(verdict);
+  }
+
+  // A candidate whose image is that of a commit counted bad for not booting is bad by the same
+  // boot: without that verdict of its own, a git-like search would choose it again and again,
+  // and each time boot its image's commit. Journaled once, after the entry that made it so.
+  void judge_images_that_do_not_boot() {
+    for (size_t i = 0; i < input_.graph->nodes.size(); ++i) {
+      const std::string& id = input_.graph->nodes[i].id;
+      if (!state_.counted_bad[i] || resolve(id) == id || journaled_.verdict_of(id)) continue;
+      JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, id);
+      verdict.verdict.kind = VerdictKind::kBad;
+      verdict.verdict.by_boot = true;
+      verdict.detail = fmt::format("has the image of {}, which {}", resolve(id).substr(0, 12),
+                                   not_booting(*journaled_.failure(Phase::kSearch, id)));
+      record(verdict);
+    }
   }
 
   SessionResult base_result(SessionVerdict verdict) const {
@@ -277,7 +295,13 @@ class Session {
   // The session's result, or none when the confirmation handed the search back.
   std::optional<SessionResult> finish(const Action& action) {
     if (action.outcome == SearchOutcome::kNoTestable) {
-      return abort("no candidate commit touches the given paths; check --paths");
+      if (state_.verdicts.empty()) {
+        return abort("no candidate commit touches the given paths; check --paths");
+      }
+      return abort(fmt::format(
+          "every commit touching the paths is good, and bad ({}) touches none of them: the "
+          "regression came from outside the paths; bisect again without --paths",
+          bad_endpoint(input_).substr(0, 12)));
     }
     if (action.outcome == SearchOutcome::kOnlySkipped) {
       SessionResult result = base_result(SessionVerdict::kOnlySkipped);
@@ -603,29 +627,49 @@ class Session {
   // endpoints are topped up to its count, as the comparison strategies measure them once),
   // until it is significantly better than bad and not worse than good (good), the reverse
   // (bad), or at the cap (none). A base that cannot be measured is skipped, as git goes on past
-  // a skipped merge base; none when an endpoint cannot be measured (aborted_ says so).
+  // a skipped merge base; none when an endpoint cannot be measured or the base is between good
+  // and bad (aborted_ says so).
   std::optional<VerdictKind> judge_merge_base(const std::string& base) {
     if (boot_regression()) {
       const std::optional<bool> base_boots = boots(base, Phase::kSearch);
       if (!base_boots) return VerdictKind::kSkip;
       return *base_boots ? VerdictKind::kGood : VerdictKind::kBad;
     }
-    std::optional<VerdictKind> side;
+    BaseSide side = BaseSide::kUndecided;
     auto settled = [&] {
       side = merge_base_side(base);
-      return side.has_value();
+      return side != BaseSide::kUndecided;
     };
     if (!sample_until(Phase::kSearch, {base, input_.good, bad_endpoint(input_)}, settled)) {
       const JournalEntry* failure = journaled_.failure(Phase::kSearch, base);
       if (!failure) return std::nullopt;
       return counts_as_bad(*failure) ? VerdictKind::kBad : VerdictKind::kSkip;
     }
-    return side ? side : merge_base_side(base);  // at the cap: asked there once more
+    if (side == BaseSide::kUndecided) side = merge_base_side(base);  // at the cap: once more
+    switch (side) {
+      case BaseSide::kGood:
+        return VerdictKind::kGood;
+      case BaseSide::kBad:
+        return VerdictKind::kBad;
+      case BaseSide::kBetween:
+        aborted_ = fmt::format(
+            "the merge base {} of bad and good is between them ({}): it is worse than good, and "
+            "bad is worse again. Part of the difference is on good's side (a fix or a speed-up "
+            "bad does not have); to find what made bad worse than the merge base, bisect from "
+            "it: --good {}",
+            base, medians_text(journaled_.samples(Phase::kSearch, base)), base);
+        return std::nullopt;
+      case BaseSide::kUndecided:
+        break;
+    }
+    return std::nullopt;
   }
 
-  // Good when bad is significantly worse than the base and the base not than good; bad the
-  // other way round; none when both or neither are.
-  std::optional<VerdictKind> merge_base_side(const std::string& base) const {
+  // Where a merge base stands: good when bad is significantly worse than it and it not than
+  // good; bad the other way round; between when both are (more samples cannot change that);
+  // undecided when neither is.
+  enum class BaseSide { kUndecided, kGood, kBad, kBetween };
+  BaseSide merge_base_side(const std::string& base) const {
     auto worse = [&](std::span<const double> better, std::span<const double> worse) {
       return check_endpoints(better, worse, input_.metric, input_.spec, EndpointAsk::kWithP,
                              ShiftTest::kMixture)
@@ -633,8 +677,11 @@ class Session {
     };
     const std::vector<double>& samples = journaled_.samples(Phase::kSearch, base);
     const bool bad_is_worse = worse(samples, state_.of(0));
-    if (bad_is_worse == worse(state_.good, samples)) return std::nullopt;
-    return bad_is_worse ? VerdictKind::kGood : VerdictKind::kBad;
+    const bool base_is_worse = worse(state_.good, samples);
+    if (bad_is_worse && base_is_worse) return BaseSide::kBetween;
+    if (bad_is_worse) return BaseSide::kGood;
+    if (base_is_worse) return BaseSide::kBad;
+    return BaseSide::kUndecided;
   }
 
   std::string medians_text(std::span<const double> samples) const {

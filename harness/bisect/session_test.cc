@@ -389,6 +389,27 @@ TEST(Session, ABootRegressionFromOutsideThePathsIsSaidSo) {
                                    fake_id(9).substr(0, 12) + ", which touches none of them"));
 }
 
+// Bad touches none of the paths, and neither does the regression: every commit that touches
+// them is good. The search says so, as git's "no testable commit", and names no commit (it had
+// named one it never measured, found good in the confirmation), for every strategy.
+TEST(Session, ARegressionAfterTheLastCommitTouchingThePathsIsNoCulprit) {
+  CommitGraph graph = linear_graph(20);
+  for (int node = 0; node < 20; ++node) graph.nodes[node].touches_paths = node % 4 == 0 && node > 0;
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 1, 0.8, 0.02));
+  SessionInput input = input_for(graph);
+  for (const auto& name : strategy_names()) {
+    SCOPED_TRACE(name);
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy(name, input.spec, input.metric), sim, journal);
+    EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+    EXPECT_FALSE(result.culprit);
+    EXPECT_THAT(result.message, ::testing::HasSubstr("every commit touching the paths is good, "
+                                                     "and bad (" +
+                                                     fake_id(0).substr(0, 12) + ") touches none"));
+  }
+}
+
 TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
   CommitGraph graph = linear_graph(8);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 3, 0.8, 0.01));
@@ -882,8 +903,9 @@ TEST(Session, ABadMergeBaseEndsTheSession) {
 }
 
 // Two regressions, and the merge base draws like a commit between them: worse than good and
-// better than bad, neither side, so max_samples runs out.
-TEST(Session, AnUndecidedMergeBaseSaysWhichKeyToRaise) {
+// better than bad. More samples cannot change that, so the session ends as soon as both show,
+// not at the cap, and says how to bisect what made bad worse than the merge base.
+TEST(Session, AMergeBaseBetweenGoodAndBadEndsTheSessionAtOnce) {
   CommitGraph graph = linear_graph(16);
   SimSpec two_steps = regression_at(graph, 10, 0.9, 0.01);
   two_steps.changes.push_back({graph.nodes[5].id, 0.9});
@@ -895,7 +917,38 @@ TEST(Session, AnUndecidedMergeBaseSaysWhichKeyToRaise) {
   SessionResult result =
       run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
   EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
-  EXPECT_NE(result.message.find("could not be told good or bad"), std::string::npos)
+  EXPECT_THAT(result.message, ::testing::HasSubstr("the merge base " + fake_id(90) +
+                                                   " of bad and good is between them"));
+  EXPECT_THAT(result.message, ::testing::HasSubstr("bisect from it: --good " + fake_id(90)));
+  EXPECT_THAT(result.message, ::testing::Not(::testing::HasSubstr("max_samples")));
+  // It was asked from min_samples on, as the confirmation asks: far below the cap of 50.
+  const auto entries = journal.replay();
+  EXPECT_LE(std::ranges::count_if(entries,
+                                  [](const JournalEntry& entry) {
+                                    return entry.kind == JournalEntry::Kind::kSample &&
+                                           entry.commit == fake_id(90);
+                                  }),
+            input.spec.max_samples);
+}
+
+// A merge base drawn as good and as bad by turns: neither significantly worse than good nor
+// better than bad at the cap (15 samples with max_samples 3). More samples may tell.
+TEST(Session, AnUndecidedMergeBaseSaysWhichKeyToRaise) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer plain_sim(graph, good_id(), regression_at(graph, 5, 0.8, 0.01));
+  std::vector<DrawnAs::Rule> by_turns;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    by_turns.push_back({fake_id(90), attempt, attempt + 1, attempt % 2 ? fake_id(0) : good_id()});
+  }
+  DrawnAs sim(plain_sim, by_turns);
+  SessionInput input = input_for(graph);
+  input.spec.max_samples = 3;
+  input.merge_bases = {fake_id(90)};
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  EXPECT_EQ(result.verdict, SessionVerdict::kAborted);
+  EXPECT_NE(result.message.find("could not be told good or bad in 15 samples"), std::string::npos)
       << result.message;
   EXPECT_NE(result.message.find("or raise bisect.max_samples"), std::string::npos)
       << result.message;
@@ -966,6 +1019,64 @@ class KillingMeasurer : public Measurer {
   int kill_at_;
   int calls_ = 0;
 };
+
+// A commit that gave one sample and then fails on every run is skipped as git skips it: the
+// visit it began is not finished by measuring it again and again (it was, without end).
+TEST(Session, ACommitThatFailsAfterItsFirstSampleIsNotMeasuredAgain) {
+  CommitGraph graph = linear_graph(32);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.8, 0.02));
+  std::set<std::pair<std::string, int>> after_the_first;
+  for (int node = 1; node < 32; ++node) after_the_first.merge(every_attempt(fake_id(node)));
+  for (MeasureStatus status : {MeasureStatus::kOtherFailure, MeasureStatus::kBootFailed}) {
+    for (bool boot_failure_is_bad : {false, true}) {
+      SCOPED_TRACE(fmt::format("{} {}", measure_status_name(status), boot_failure_is_bad));
+      FailingRuns flaky(sim, after_the_first, status);
+      KillingMeasurer bounded(flaky, 2000);  // throws: the session did not end
+      SessionInput input = input_for(graph);
+      input.spec.boot_failure_is_bad = boot_failure_is_bad;
+      MemoryJournal journal;
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), bounded, journal);
+      std::map<std::string, int> attempts;
+      for (const auto& entry : journal.replay()) {
+        const bool measured =
+            entry.kind == JournalEntry::Kind::kSample || entry.kind == JournalEntry::Kind::kFailure;
+        if (measured && entry.phase == Phase::kSearch) ++attempts[entry.commit];
+      }
+      for (int node = 1; node < 32; ++node) {
+        // A sample, a failure measured again, and the one that counts.
+        EXPECT_LE(attempts[fake_id(node)], 3) << fake_id(node);
+      }
+    }
+  }
+}
+
+// A boot regression whose culprit has the image of its child (a documentation commit), and the
+// child was booted first: the culprit is bad by that boot, with a verdict of its own. Without
+// it, the search chose the culprit again and again and booted the child each time.
+TEST(Session, ACommitWithTheImageOfOneThatDoesNotBootIsBadByThatBoot) {
+  CommitGraph graph = linear_graph(32);
+  SimMeasurer sim(graph, good_id(), boots_fail_from(9));
+  IdenticalImages measurer(sim, {{fake_id(9), fake_id(8)}});
+  for (const char* name : {"adaptive", "classic"}) {
+    SCOPED_TRACE(name);
+    measurer.asked.clear();
+    SessionInput input = boot_failure_is_bad(graph);
+    input.confirm = false;
+    KillingMeasurer bounded(measurer, 200);  // throws: the session did not end
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy(name, input.spec, input.metric), bounded, journal);
+    EXPECT_EQ(result.verdict, SessionVerdict::kFound);
+    EXPECT_EQ(result.culprit, fake_id(9));
+    EXPECT_LE(std::count(measurer.asked.begin(), measurer.asked.end(), fake_id(8)), 2);
+    const auto entries = journal.replay();
+    EXPECT_TRUE(std::ranges::any_of(entries, [](const JournalEntry& entry) {
+      return entry.kind == JournalEntry::Kind::kVerdict && entry.commit == fake_id(9) &&
+             entry.verdict.kind == VerdictKind::kBad &&
+             entry.detail.starts_with("has the image of " + fake_id(8).substr(0, 12));
+    }));
+  }
+}
 
 using SampleKey = std::tuple<std::string, double, int>;
 
