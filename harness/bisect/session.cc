@@ -542,7 +542,10 @@ class Session {
       return confirm_check(plan.measure_id, bad, false).kind != VerdictKind::kUndecided;
     };
     if (!sample_until(Phase::kConfirm, {plan.measure_id, bad}, settled)) {
-      revert.text = "skipped: the reverted kernel could not be measured";
+      const bool reverted_failed = journaled_.failure(Phase::kSearch, plan.measure_id) ||
+                                   journaled_.failure(Phase::kConfirm, plan.measure_id);
+      revert.text = reverted_failed ? "skipped: the reverted kernel could not be measured"
+                                    : "skipped: bad could not be measured again";
       return revert;
     }
     EndpointCheck check = confirm_check(plan.measure_id, bad, true);

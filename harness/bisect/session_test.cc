@@ -797,6 +797,33 @@ TEST(Session, ABuildFailureIsNeverMeasuredAgain) {
   for (const auto& entry : journal.replay()) EXPECT_FALSE(entry.retried);
 }
 
+// Bad fails in the revert check (twice in a row: a loaded host's guest timing out): the
+// check is skipped, and says that it was bad, not the reverted kernel, that failed.
+TEST(Session, TheRevertCheckSaysWhichSideCouldNotBeMeasured) {
+  CommitGraph graph = linear_graph(16);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 9, 0.8, 0.01));
+  SessionInput input = input_for(graph);
+  input.revert = [&](const std::string& base, const std::string& commit) {
+    return sim.revert(base, commit);
+  };
+  auto strategy = make_strategy("adaptive", input.spec, input.metric);
+  MemoryJournal plain;
+  ASSERT_EQ(run_session(input, *strategy, sim, plain).culprit, fake_id(9));
+  const int before_the_confirmation =
+      static_cast<int>(std::ranges::count_if(plain.replay(), [](const JournalEntry& entry) {
+        return entry.commit == fake_id(0) && entry.phase == Phase::kSearch;
+      }));
+  std::set<std::pair<std::string, int>> failing;
+  for (int attempt = before_the_confirmation; attempt < 200; ++attempt) {
+    failing.insert({fake_id(0), attempt});
+  }
+  FailingRuns bad_fails(sim, failing);
+  MemoryJournal journal;
+  SessionResult result = run_session(input, *strategy, bad_fails, journal);
+  EXPECT_EQ(result.culprit, fake_id(9));
+  EXPECT_EQ(result.revert_check, "skipped: bad could not be measured again");
+}
+
 // Commits whose image equals another's reuse its samples and never boot.
 class IdenticalImages : public Measurer {
  public:
