@@ -70,7 +70,7 @@ class Session {
     refresh();
     // A session killed between a failure that counts as bad and its verdict left it last.
     if (!journal.empty()) judge_failure_as_bad(journal.back());
-    judge_images_that_do_not_boot();
+    judge_images_of_failed_commits();
     for (;;) {
       if (!aborted_.empty()) return abort(aborted_);
       if (state_.endpoints_verified) {
@@ -232,7 +232,7 @@ class Session {
     }
     record(entry);
     judge_failure_as_bad(entry);
-    judge_images_that_do_not_boot();
+    judge_images_of_failed_commits();
   }
 
   // A candidate's failure that counts as bad (boot_failure_is_bad) is its verdict: journaled
@@ -250,18 +250,27 @@ class Session {
     record(verdict);
   }
 
-  // A candidate whose image is that of a commit counted bad for not booting is bad by the same
-  // boot: without that verdict of its own, a git-like search would choose it again and again,
-  // and each time boot its image's commit. Journaled once, after the entry that made it so.
-  void judge_images_that_do_not_boot() {
+  // A candidate whose image is that of a commit that failed shares its failure, with a verdict
+  // of its own: bad when that commit is counted bad for not booting (without it, a git-like
+  // search chose the candidate again and again, and each time booted the other commit), else
+  // skipped, so that the result and the log list it with the skipped commits, as git would.
+  // Journaled once, after the entry that made it so.
+  void judge_images_of_failed_commits() {
     for (size_t i = 0; i < input_.graph->nodes.size(); ++i) {
       const std::string& id = input_.graph->nodes[i].id;
-      if (!state_.counted_bad[i] || resolve(id) == id || journaled_.verdict_of(id)) continue;
+      if (!(state_.counted_bad[i] || state_.failed[i]) || resolve(id) == id ||
+          journaled_.verdict_of(id)) {
+        continue;
+      }
+      const JournalEntry& failure = *journaled_.failure(Phase::kSearch, id);
       JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, id);
-      verdict.verdict.kind = VerdictKind::kBad;
-      verdict.verdict.by_boot = true;
-      verdict.detail = fmt::format("has the image of {}, which {}", resolve(id).substr(0, 12),
-                                   not_booting(*journaled_.failure(Phase::kSearch, id)));
+      verdict.verdict.kind = state_.counted_bad[i] ? VerdictKind::kBad : VerdictKind::kSkip;
+      verdict.verdict.by_boot = state_.counted_bad[i];
+      verdict.detail = fmt::format(
+          "has the image of {}, which {}", resolve(id).substr(0, 12),
+          state_.counted_bad[i] ? not_booting(failure)
+                                : fmt::format("could not be measured ({}: {})",
+                                              measure_status_name(failure.status), failure.detail));
       record(verdict);
     }
   }
@@ -280,9 +289,14 @@ class Session {
     }
     result.steps = static_cast<int>(decided.size());
     result.refuted = journaled_.refuted();
+    std::set<std::string> skipped;
     for (const auto& [commit, failure] : journaled_.search_failures()) {
-      if (!counts_as_bad(failure)) result.skipped.push_back(commit);
+      if (!counts_as_bad(failure)) skipped.insert(commit);
     }
+    for (size_t i = 0; i < input_.graph->nodes.size(); ++i) {
+      if (state_.failed[i]) skipped.insert(input_.graph->nodes[i].id);  // an image's too
+    }
+    result.skipped.assign(skipped.begin(), skipped.end());
     return result;
   }
 

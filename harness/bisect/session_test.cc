@@ -1105,6 +1105,32 @@ TEST(Session, ACommitWithTheImageOfOneThatDoesNotBootIsBadByThatBoot) {
   }
 }
 
+// A commit with the image of one that could not be measured is skipped with it: listed with
+// the skipped commits, with a skip verdict of its own that says why (the log marks it).
+TEST(Session, ACommitWithTheImageOfASkippedOneIsSkippedToo) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec = regression_at(graph, 5, 0.8, 0.02);
+  sim_spec.outcomes = {{fake_id(4), "boot-failed"}, {fake_id(5), "boot-failed"}};
+  SimMeasurer sim(graph, good_id(), sim_spec);
+  IdenticalImages measurer(sim, {{fake_id(5), fake_id(4)}});
+  for (const char* name : {"adaptive", "classic"}) {
+    SCOPED_TRACE(name);
+    SessionInput input = input_for(graph);
+    MemoryJournal journal;
+    SessionResult result =
+        run_session(input, *make_strategy(name, input.spec, input.metric), measurer, journal);
+    EXPECT_EQ(result.verdict, SessionVerdict::kOnlySkipped);
+    EXPECT_EQ(result.skipped, (std::vector<std::string>{fake_id(4), fake_id(5)}));
+    const auto entries = journal.replay();
+    EXPECT_TRUE(std::ranges::any_of(entries, [](const JournalEntry& entry) {
+      return entry.kind == JournalEntry::Kind::kVerdict && entry.commit == fake_id(5) &&
+             entry.verdict.kind == VerdictKind::kSkip &&
+             entry.detail.starts_with("has the image of " + fake_id(4).substr(0, 12) +
+                                      ", which could not be measured (boot-failed: ");
+    }));
+  }
+}
+
 using SampleKey = std::tuple<std::string, double, int>;
 
 std::multiset<SampleKey> samples_of(const MemoryJournal& journal) {

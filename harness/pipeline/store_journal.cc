@@ -229,8 +229,18 @@ void StoreJournal::store_failure(const JournalEntry& entry, const std::string& s
 
 void StoreJournal::store_verdict_of(const JournalEntry& entry) {
   const CommitVerdict& verdict = entry.verdict;
-  // A merge base's skip: its failure stored the skip and said so.
-  if (verdict.kind == VerdictKind::kSkip) return;
+  // A skip with no reason of its own is a merge base's: its failure stored the skip and said so.
+  // One with a reason is a commit's whose image failed to measure as another commit.
+  if (verdict.kind == VerdictKind::kSkip && entry.detail.empty()) return;
+  if (verdict.kind == VerdictKind::kSkip) {
+    VerdictRecord skip;
+    skip.verdict = Verdict::kSkip;
+    skip.detail = entry.detail;
+    add_verdict(skip, entry.commit, phase_name(entry.phase));
+    events_.note("skip", fmt::format("{} {}", short_id(entry), entry.detail),
+                 {{"commit", entry.commit}});
+    return;
+  }
   add_verdict(verdict_record(verdict, entry.detail), entry.commit, phase_name(entry.phase));
   events_.note("verdict",
                fmt::format("{} is {} ({})", short_id(entry), verdict_name(verdict.kind),

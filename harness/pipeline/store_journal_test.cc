@@ -260,6 +260,30 @@ TEST_F(StoreJournalTest, ACommitWithTheImageOfAnotherHasAStepOfItsOwn) {
   EXPECT_EQ(store_->steps_of(session_).size(), 2u);
 }
 
+// A commit with the image of one that failed is skipped with it: its skip verdict, with the
+// reason the session gives, is stored for the log's skip mark. A merge base's skip verdict,
+// which has no reason of its own, is not: its failure stored that.
+TEST_F(StoreJournalTest, ACommitWithTheImageOfAFailedOneHasASkipVerdictOfItsOwn) {
+  RunWriter writer(*store_, session_);
+  StoreJournal journal(*store_, events_, writer, session_);
+  writer.store_failed_run("c2");
+  journal.append(failure("c2", MeasureStatus::kBootFailed));
+  journal.append(alias("c1", "c2"));
+  JournalEntry skip = of_kind(JournalEntry::Kind::kVerdict, "c1",
+                              "has the image of c2, which could not be measured (boot-failed: )");
+  skip.verdict.kind = VerdictKind::kSkip;
+  journal.append(skip);
+  JournalEntry merge_base_skip = of_kind(JournalEntry::Kind::kVerdict, "c2");
+  merge_base_skip.verdict.kind = VerdictKind::kSkip;
+  journal.append(merge_base_skip);
+
+  const auto verdicts = store_->verdicts_of(session_);
+  ASSERT_EQ(verdicts.size(), 2u);  // c2's failure, c1's verdict
+  EXPECT_EQ(verdicts[1].commit, "c1");
+  EXPECT_EQ(verdicts[1].verdict, Verdict::kSkip);
+  EXPECT_EQ(verdicts[1].detail, skip.detail);
+}
+
 // The process was killed between storing c2's run, the confirmation's first, and journaling
 // it. The resumed session asks for that measurement first and gets the stored run, which is
 // then journaled in the phase it was taken for, once.
