@@ -1,8 +1,11 @@
 #include "bisect/posterior_strategy.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 
 #include "bisect/posterior.h"
 #include "bisect/strategy_actions.h"
@@ -176,7 +179,21 @@ class PosteriorStrategy : public Strategy {
     // commit".
     if (!state.graph->nodes[answer].touches_paths)
       return done_action(SearchOutcome::kNoTestable, -1);
-    return done_action(SearchOutcome::kFound, answer);
+    Action found = done_action(SearchOutcome::kFound, answer);
+    if (view.posterior.culprit[answer] < confidence_) found.message = stopped_short(state, view);
+    return found;
+  }
+
+  // Why the answer is no more likely than it is: the budget ran out first.
+  std::string stopped_short(const SearchState& state, const View& view) const {
+    const int answer = view.posterior.most_likely;
+    return fmt::format(
+        "the search stopped at its budget of {} samples before any commit reached {:g}: {} is "
+        "the most likely culprit, at {:.2g}, and the culprit is one of {} commits at {:g}; a "
+        "regression this near the noise needs more samples (bisect.max_samples) or fewer "
+        "candidates",
+        budget(*state.graph), confidence_, state.graph->nodes[answer].id.substr(0, 12),
+        view.posterior.culprit[answer], candidates_left(view.posterior), confidence_);
   }
 
   // A verdict for the first commit in `order` that was measured and has none yet.

@@ -324,13 +324,19 @@ class Session {
       return result;
     }
     std::string culprit = id_of(action.commit);
+    std::optional<SessionResult> result;
     if (!input_.confirm) {
-      SessionResult result = base_result(SessionVerdict::kFound);
-      result.culprit = culprit;
-      return result;
+      result = base_result(SessionVerdict::kFound);
+      result->culprit = culprit;
+    } else if (boot_regression() || counted_bad(culprit)) {
+      result = confirm_by_boot(culprit, action.commit);
+    } else {
+      result = confirm(culprit, action.commit);
     }
-    if (boot_regression() || counted_bad(culprit)) return confirm_by_boot(culprit, action.commit);
-    return confirm(culprit, action.commit);
+    // The strategy's word on its answer (a search stopped short), unless the confirmation's
+    // says more.
+    if (result && result->message.empty()) result->message = action.message;
+    return result;
   }
 
   int confirm_count() const { return std::max(input_.spec.max_samples, input_.spec.min_samples); }

@@ -410,6 +410,24 @@ TEST(Session, ARegressionAfterTheLastCommitTouchingThePathsIsNoCulprit) {
   }
 }
 
+// A regression within the noise (10% at 15%): the search stops at its budget short of the
+// confidence, and the result says so instead of passing the most likely commit off as a
+// confident answer.
+TEST(Session, ASearchStoppedByItsBudgetSaysSo) {
+  CommitGraph graph = linear_graph(32);
+  SimMeasurer sim(graph, good_id(), regression_at(graph, 13, 0.9, 0.15, 4));
+  SessionInput input = input_for(graph);
+  input.confirm = false;
+  MemoryJournal journal;
+  SessionResult result =
+      run_session(input, *make_strategy("adaptive", input.spec, input.metric), sim, journal);
+  ASSERT_EQ(result.verdict, SessionVerdict::kFound) << result.message;
+  EXPECT_THAT(result.message,
+              ::testing::MatchesRegex("the search stopped at its budget of 450 samples before any "
+                                      "commit reached 0.999: .* is the most likely culprit, at "
+                                      ".*, and the culprit is one of [0-9]+ commits at 0.999; .*"));
+}
+
 TEST(Session, RevertNotAvailableIsReportedAsSkipped) {
   CommitGraph graph = linear_graph(8);
   SimMeasurer sim(graph, good_id(), regression_at(graph, 3, 0.8, 0.01));
