@@ -47,6 +47,20 @@ double kernel_bandwidth(double scale, size_t samples, double shift) {
   return std::max({rule, 0.05 * std::fabs(shift), 1e-9});
 }
 
+// The smallest step between two different values of either side: a metric's grid (latency in
+// whole microseconds, iops in hundreds); 0 when every value is the same.
+double resolution(const std::vector<double>& good, const std::vector<double>& bad) {
+  std::vector<double> values = good;
+  values.insert(values.end(), bad.begin(), bad.end());
+  std::sort(values.begin(), values.end());
+  double step = 0;
+  for (size_t i = 1; i < values.size(); ++i) {
+    const double gap = values[i] - values[i - 1];
+    if (gap > 0 && (step == 0 || gap < step)) step = gap;
+  }
+  return step;
+}
+
 // The spread of the noise within each side, around the side's own median: the shift left out.
 double within_scale(const std::vector<double>& good, const std::vector<double>& bad) {
   std::vector<double> within;
@@ -72,9 +86,12 @@ double shift_test_p(const std::vector<double>& g, const std::vector<double>& b, 
                     .rough = kShiftTestPermutations};
   if (test == ShiftTest::kMixture) return mixture_shift_test(g, b, draws).p_value;
   // The kernel is sqrt(2) times the model's: in the benchmark's bimodal cells the best of 1,
-  // sqrt(2) and 2 times (the fewest real regressions ended as "no regression").
-  const double width = std::sqrt(2.0) * kernel_bandwidth(robust_scale(within_scale(g, b), 0),
-                                                         g.size() + b.size(), 0);
+  // sqrt(2) and 2 times (the fewest real regressions ended as "no regression"). Its scale is at
+  // least the data's resolution: on a grid most samples of a side can share one value, and a
+  // kernel narrower than the grid step sees no shift at all (the test's p was 1).
+  const double scale = std::max(within_scale(g, b), resolution(g, b));
+  const double width =
+      std::sqrt(2.0) * kernel_bandwidth(robust_scale(scale, 0), g.size() + b.size(), 0);
   return kernel_shift_test(g, b, width, draws).p_value;
 }
 

@@ -154,6 +154,22 @@ TEST(Verdict, EndpointsMustDifferInTheConfiguredDirection) {
             VerdictKind::kGood);
 }
 
+// Latency on a grid of whole microseconds: most samples of each side share one value, so the
+// spread within the sides is 0. The kernel shift test's width is then the grid step, not a
+// width that sees no shift at all (its p was 1, and Mann-Whitney carried the check alone at
+// half the level).
+TEST(Verdict, TheShiftTestSeesAShiftOnAGrid) {
+  MetricSpec metric;
+  metric.name = "clat_us.p99";
+  metric.better = Better::kLower;
+  BisectSpec spec;
+  const std::vector<double> good{20, 20, 20, 20, 20, 20, 20, 20, 21, 20};
+  const std::vector<double> bad{21, 21, 21, 20, 21, 21, 21, 21, 21, 20};
+  const double p_rank = mann_whitney_u(bad, good, Alternative::kGreater).p_value;
+  EndpointCheck check = check_endpoints(good, bad, metric, spec, EndpointAsk::kWithP);
+  EXPECT_LT(check.p_value, 2 * p_rank);
+}
+
 TEST(Verdict, NoRegressionBeforeTheCapOnlyWhenConfidentlyBelowTheFloor) {
   MetricSpec metric;
   metric.name = "read.iops";
