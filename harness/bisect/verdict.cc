@@ -230,13 +230,22 @@ EndpointCheck check_endpoints(std::span<const double> good, std::span<const doub
   }
   if (!says_no_regression) return check;
   check.kind = VerdictKind::kGood;
+  // What decided it: a difference smaller than the floor, or none shown in these samples.
+  const std::string outcome =
+      !may_be_large ? fmt::format("good and bad {}: at most {:.2f}% worse at {:g}%",
+                                  check.p_value <= needed ? "differ, by less than the floor"
+                                                          : "do not differ by the floor",
+                                  100 * largest_worsening, 100 * (1 - spec.alpha))
+                    : fmt::format(
+                          "good and bad do not differ in {} samples a side (a regression this "
+                          "near the noise may need more: bisect.max_samples)",
+                          std::min(good.size(), bad.size()));
   check.message = fmt::format(
-      "good and bad do not differ: {} median {:.6g} at good (IQR {:.3g}, {} samples), "
-      "{:.6g} at bad (IQR {:.3g}, {} samples), change {:+.2f}% in the {} direction "
-      "(floor {:.2f}%), p = {:.3g} (needs <= {}{}; the smaller p of one-sided Mann-Whitney and "
-      "the {} shift test, doubled)",
-      metric.name, median(good), iqr(good), good.size(), median(bad), iqr(bad), bad.size(),
-      100 * check.effect, "worse", 100 * spec.min_effect, check.p_value, needed,
+      "{}: {} median {:.6g} at good (IQR {:.3g}, {} samples), {:.6g} at bad (IQR {:.3g}, {} "
+      "samples), change {:+.2f}% in the worse direction (floor {:.2f}%), p = {:.3g} (needs <= "
+      "{}{}; the smaller p of one-sided Mann-Whitney and the {} shift test, doubled)",
+      outcome, metric.name, median(good), iqr(good), good.size(), median(bad), iqr(bad), bad.size(),
+      100 * check.effect, 100 * spec.min_effect, check.p_value, needed,
       late ? ", alpha / 4 past max_samples a side" : ", alpha",
       shift_test == ShiftTest::kKernel ? "kernel" : "mixture");
   return check;

@@ -1,5 +1,6 @@
 #include "bisect/verdict.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -145,13 +146,20 @@ TEST(Verdict, EndpointsMustDifferInTheConfiguredDirection) {
   EndpointCheck tiny = check_endpoints(kGood, slightly_worse, metric, spec, EndpointAsk::kFinal);
   EXPECT_LT(tiny.p_value, 0.01);
   EXPECT_EQ(tiny.kind, VerdictKind::kGood) << tiny.p_value << " " << tiny.effect;
+  // The message says what decided: a difference, but one below the floor.
+  EXPECT_THAT(tiny.message, ::testing::StartsWith("good and bad differ, by less than the floor: "
+                                                  "at most "));
 
   // Not settled: undecided until the cap.
   std::vector<double> few_good{100, 104, 98}, few_bad{95, 99, 93};
   EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, EndpointAsk::kWhetherSettled).kind,
             VerdictKind::kUndecided);
-  EXPECT_EQ(check_endpoints(few_good, few_bad, metric, spec, EndpointAsk::kFinal).kind,
-            VerdictKind::kGood);
+  EndpointCheck at_the_cap = check_endpoints(few_good, few_bad, metric, spec, EndpointAsk::kFinal);
+  EXPECT_EQ(at_the_cap.kind, VerdictKind::kGood);
+  // Not shown in so few samples, where the change may be above the floor.
+  EXPECT_THAT(at_the_cap.message,
+              ::testing::StartsWith("good and bad do not differ in 3 samples a side (a regression "
+                                    "this near the noise may need more: bisect.max_samples): "));
 }
 
 // Latency on a grid of whole microseconds: most samples of each side share one value, so the
