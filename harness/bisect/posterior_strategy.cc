@@ -177,8 +177,9 @@ class PosteriorStrategy : public Strategy {
     if (std::optional<Action> verdict = pending_verdict(state, view, order)) return *verdict;
     // Bad touches none of the paths, and every commit that does is good: git's "no testable
     // commit".
-    if (!state.graph->nodes[answer].touches_paths)
+    if (!state.graph->nodes[answer].touches_paths) {
       return done_action(SearchOutcome::kNoTestable, -1);
+    }
     Action found = done_action(SearchOutcome::kFound, answer);
     if (view.posterior.culprit[answer] < confidence_) found.message = stopped_short(state, view);
     return found;

@@ -229,10 +229,10 @@ void StoreJournal::store_failure(const JournalEntry& entry, const std::string& s
 
 void StoreJournal::store_verdict_of(const JournalEntry& entry) {
   const CommitVerdict& verdict = entry.verdict;
-  // A skip with no reason of its own is a merge base's: its failure stored the skip and said so.
-  // One with a reason is a commit's whose image failed to measure as another commit.
-  if (verdict.kind == VerdictKind::kSkip && entry.detail.empty()) return;
   if (verdict.kind == VerdictKind::kSkip) {
+    // A skip with no reason of its own is a merge base's: its failure stored the skip and said
+    // so. One with a reason is a commit's whose image failed to measure as another commit.
+    if (entry.detail.empty()) return;
     VerdictRecord skip;
     skip.verdict = Verdict::kSkip;
     skip.detail = entry.detail;
