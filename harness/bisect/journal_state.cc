@@ -38,8 +38,7 @@ void JournalState::apply(const JournalEntry& entry) {
     case JournalEntry::Kind::kFailure:
       ++attempts_[entry.commit];
       ++sequence_;
-      last_failure_counts_ = !retries(entry);
-      if (last_failure_counts_) (search ? failures_ : confirm_failures_)[entry.commit] = entry;
+      if (!retries(entry)) (search ? failures_ : confirm_failures_)[entry.commit] = entry;
       failed_since_a_sample_.insert(entry.commit);
       break;
     case JournalEntry::Kind::kAlias:

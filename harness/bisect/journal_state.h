@@ -38,9 +38,6 @@ class JournalState {
   // measured fine before (the search or the confirmation) and has not failed since. Its next
   // failure in a row counts.
   bool retries(const JournalEntry& failure) const;
-  // Whether the last failure applied counts (was not retried): asked right after applying a
-  // failure, whether its verdict is due.
-  bool last_failure_counts() const { return last_failure_counts_; }
 
   // Measurements so far, failures included: the next one's MeasureRequest::sequence.
   int sequence() const { return sequence_; }
@@ -72,7 +69,6 @@ class JournalState {
   Failures failures_;  // the search's: these are skipped, or counted as bad
   Failures confirm_failures_;
   std::set<std::string> failed_since_a_sample_;  // a failure is its last measurement
-  bool last_failure_counts_ = false;
   std::vector<std::pair<std::string, CommitVerdict>> verdicts_;
   std::optional<size_t> endpoint_check_samples_;
   std::vector<RefutedCulprit> refuted_;

@@ -68,9 +68,8 @@ class Session {
     const std::vector<JournalEntry> journal = journal_.replay();
     for (const auto& entry : journal) journaled_.apply(entry);
     refresh();
-    // A session killed between a failure that counts as bad and its verdict left it last.
-    if (!journal.empty()) judge_failure_as_bad(journal.back());
-    judge_images_of_failed_commits();
+    // A session killed between a failure and the verdict it makes.
+    judge_failures();
     for (;;) {
       if (!aborted_.empty()) return abort(aborted_);
       if (state_.endpoints_verified) {
@@ -231,46 +230,33 @@ class Session {
         break;
     }
     record(entry);
-    judge_failure_as_bad(entry);
-    judge_images_of_failed_commits();
+    judge_failures();
   }
 
-  // A candidate's failure that counts as bad (boot_failure_is_bad) is its verdict: journaled
-  // right after the failure, which is the last entry applied.
-  void judge_failure_as_bad(const JournalEntry& failure) {
-    if (failure.kind != JournalEntry::Kind::kFailure || failure.phase != Phase::kSearch ||
-        !journaled_.last_failure_counts() || !counts_as_bad(failure) ||
-        !index_.count(failure.commit)) {
-      return;
-    }
-    JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, failure.phase, failure.commit);
-    verdict.verdict.kind = VerdictKind::kBad;
-    verdict.verdict.by_boot = true;
-    verdict.detail = not_booting(failure);
-    record(verdict);
-  }
-
-  // A candidate whose image is that of a commit that failed shares its failure, with a verdict
-  // of its own: bad when that commit is counted bad for not booting (without it, a git-like
-  // search chose the candidate again and again, and each time booted the other commit), else
-  // skipped, so that the result and the log list it with the skipped commits, as git would.
-  // Journaled once, after the entry that made it so.
-  void judge_images_of_failed_commits() {
+  // The verdicts failures make, journaled right after the entry that made them so: a candidate
+  // that does not boot, when that counts (boot_failure_is_bad), is bad, and so is one with its
+  // image (without that verdict of its own, a git-like search chose it again and again, and each
+  // time booted the other commit); one with the image of a commit that could not be measured
+  // otherwise is skipped with it, so that the result and the log list it as git would (a
+  // commit's own skip is stored with its failure).
+  void judge_failures() {
     for (size_t i = 0; i < input_.graph->nodes.size(); ++i) {
       const std::string& id = input_.graph->nodes[i].id;
-      if (!(state_.counted_bad[i] || state_.failed[i]) || resolve(id) == id ||
-          journaled_.verdict_of(id)) {
-        continue;
-      }
+      const bool image = resolve(id) != id;
+      const bool bad = state_.counted_bad[i] && journaled_.verdict_of(id) != VerdictKind::kBad;
+      const bool skip = state_.failed[i] && image && !journaled_.verdict_of(id);
+      if (!bad && !skip) continue;
       const JournalEntry& failure = *journaled_.failure(Phase::kSearch, id);
+      const std::string why =
+          bad ? not_booting(failure)
+              : fmt::format("could not be measured ({}: {})", measure_status_name(failure.status),
+                            failure.detail);
       JournalEntry verdict = make_entry(JournalEntry::Kind::kVerdict, Phase::kSearch, id);
-      verdict.verdict.kind = state_.counted_bad[i] ? VerdictKind::kBad : VerdictKind::kSkip;
-      verdict.verdict.by_boot = state_.counted_bad[i];
-      verdict.detail = fmt::format(
-          "has the image of {}, which {}", resolve(id).substr(0, 12),
-          state_.counted_bad[i] ? not_booting(failure)
-                                : fmt::format("could not be measured ({}: {})",
-                                              measure_status_name(failure.status), failure.detail));
+      verdict.verdict.kind = bad ? VerdictKind::kBad : VerdictKind::kSkip;
+      verdict.verdict.by_boot = bad;
+      verdict.detail =
+          image ? fmt::format("has the image of {}, which {}", resolve(id).substr(0, 12), why)
+                : why;
       record(verdict);
     }
   }
