@@ -138,6 +138,7 @@ bool with_confirmation = false;  // --confirm: the confirmation after the search
 uint64_t seed_set = 0;  // 0: the seeds of the README's table; others check the same cells anew
 // --drift: the host's speed moves by this fraction of the metric per sample the session takes.
 double drift_per_sample = 0;
+int drift_until = 0;  // --drift-until: the drift stops after this many samples (a warm-up)
 
 void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally& tally) {
   uint64_t seed = static_cast<uint64_t>(run) * 7919 + (cell.merges ? 17 : 0) + seed_set * 1000003;
@@ -152,6 +153,7 @@ void run_one(const Cell& cell, const std::string& strategy_name, int run, Tally&
   sim.noise = cell.noise;
   sim.cv = cell.cv;
   sim.drift_per_sample = drift_per_sample;
+  sim.drift_until = drift_until;
   sim.changes = {{graph.nodes[culprit].id, 1 - cell.regression}};
   SimMeasurer measurer(graph, good, sim);
 
@@ -197,7 +199,8 @@ void print_header(int runs, const std::vector<std::string>& strategies) {
       runs, seed_set,
       with_confirmation ? " (the confirmation's included) / right culprits confirmed %" : "",
       drift_per_sample != 0
-          ? fmt::format("; host drift {:+g}% per 100 samples", drift_per_sample * 10000)
+          ? fmt::format("; host drift {:+g}% per 100 samples{}", drift_per_sample * 10000,
+                        drift_until > 0 ? fmt::format(" for the first {}", drift_until) : "")
           : "",
       pinpoint_attempts != kPinpointAttempts
           ? fmt::format("; pinpoint with {} attempts per change", pinpoint_attempts)
@@ -309,12 +312,15 @@ int main_impl(int argc, char** argv) {
       cvs = {parse_int(argv[++i], "--cv") / 100.0};
     } else if (!std::strcmp(argv[i], "--drift") && i + 1 < argc) {
       drift_per_sample = parse_int(argv[++i], "--drift", -50) / 10000.0;  // % per 100 samples
+    } else if (!std::strcmp(argv[i], "--drift-until") && i + 1 < argc) {
+      drift_until = parse_int(argv[++i], "--drift-until");
     } else {
       fmt::print(
           stderr,
           "usage: bisect_accuracy [--runs N] [--threads N] [--strategy S[,S...]] [--max-samples N] "
           "[--confidence P] [--pinpoint-attempts N] [--seed-set N] [--cells TEXT] "
-          "[--regression PCT] [--cv PCT] [--drift PCT] [--show-failures] [--confirm]\n");
+          "[--regression PCT] [--cv PCT] [--drift PCT] [--drift-until N] [--show-failures] "
+          "[--confirm]\n");
       return 2;
     }
   }

@@ -1,5 +1,6 @@
 #include "bisect/sim_measurer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -127,7 +128,9 @@ Measurement SimMeasurer::measure(const MeasureRequest& request) {
       break;
     }
   }
-  value *= 1 + spec_.drift_per_sample * request.sequence;
+  const int drifted =
+      spec_.drift_until > 0 ? std::min(request.sequence, spec_.drift_until) : request.sequence;
+  value *= 1 + spec_.drift_per_sample * drifted;
   result.status = MeasureStatus::kOk;
   result.value = value;
   return result;

@@ -78,6 +78,10 @@ TEST(SimMeasurer, DriftAndOutcomes) {
   spec.outcomes = {{fake_id(2), "build-failed"}, {"commit 1", "boot-failed"}};
   SimMeasurer sim(graph, good_id(), spec);
   EXPECT_DOUBLE_EQ(sim.measure({fake_id(0), 0, 10}).value, 11000);
+  spec.drift_until = 5;  // a warm-up: the host's speed levels off after 5 samples
+  SimMeasurer warming(graph, good_id(), spec);
+  EXPECT_DOUBLE_EQ(warming.measure({fake_id(0), 0, 3}).value, 10300);
+  EXPECT_DOUBLE_EQ(warming.measure({fake_id(0), 0, 10}).value, 10500);
   EXPECT_EQ(sim.measure({fake_id(2), 0, 0}).status, MeasureStatus::kBuildFailed);
   EXPECT_EQ(sim.measure({fake_id(1), 0, 0}).status, MeasureStatus::kBootFailed);
 }

@@ -663,7 +663,8 @@ void Parser::bisect(const Field& field, BisectSpec& bisect) const {
 }
 
 void Parser::sim(const Field& field, SimSpec& sim) const {
-  check_map(field, {"seed", "base", "noise", "drift_per_sample", "changes", "outcomes"});
+  check_map(field,
+            {"seed", "base", "noise", "drift_per_sample", "drift_until", "changes", "outcomes"});
   if (auto seed = get(field, "seed")) {
     sim.seed = static_cast<uint64_t>(integer(*seed, 0, std::numeric_limits<int64_t>::max()));
   }
@@ -687,6 +688,9 @@ void Parser::sim(const Field& field, SimSpec& sim) const {
   }
   if (auto drift = get(field, "drift_per_sample"))
     sim.drift_per_sample = fraction(*drift, -0.5, 0.5);
+  if (auto until = get(field, "drift_until")) {
+    sim.drift_until = static_cast<int>(integer(*until, 0, std::numeric_limits<int>::max()));
+  }
   if (auto changes = get(field, "changes")) {
     for (const Field& item : sequence(*changes)) {
       check_map(item, {"commit", "factor"});

@@ -187,6 +187,7 @@ sim:
   base: 500.5
   noise: {dist: bimodal, cv: 0.1, mode2: 0.7, p2: 30%}
   drift_per_sample: 0.001
+  drift_until: 30
   changes: [{commit: abc123, factor: 0.9}, {commit: "fs: a subject", factor: 1.2}]
   outcomes: [{commit: def, outcome: boot-failed}]
 )");
@@ -246,9 +247,10 @@ sim:
   EXPECT_DOUBLE_EQ(s.sim.mode2, 0.7);
   EXPECT_DOUBLE_EQ(s.sim.p2, 0.3);
   EXPECT_DOUBLE_EQ(s.sim.drift_per_sample, 0.001);
+  EXPECT_EQ(s.sim.drift_until, 30);
   ASSERT_EQ(s.sim.changes.size(), 2u);
   EXPECT_EQ(s.sim.changes[1].commit, "fs: a subject");
-  EXPECT_EQ(s.sim.changes[1].where, (dir_ / "c.yaml").string() + ":38:53: sim.changes[1].commit");
+  EXPECT_EQ(s.sim.changes[1].where, (dir_ / "c.yaml").string() + ":39:53: sim.changes[1].commit");
   EXPECT_DOUBLE_EQ(s.sim.changes[1].factor, 1.2);
   ASSERT_EQ(s.sim.outcomes.size(), 1u);
   EXPECT_EQ(s.sim.outcomes[0].outcome, "boot-failed");

@@ -129,6 +129,7 @@ struct SimSpec {
   double mode2 = 0.8;  // bimodal: second mode at base * mode2 ...
   double p2 = 0.2;     // ... drawn with this probability
   double drift_per_sample = 0.0;
+  int drift_until = 0;  // the drift stops after this many samples (a warm-up); 0: it never does
   std::vector<SimChange> changes;
   std::vector<SimOutcome> outcomes;
 };

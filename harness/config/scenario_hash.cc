@@ -73,6 +73,8 @@ std::string scenario_hash(const Scenario& s) {
                        {"drift_per_sample", s.sim.drift_per_sample},
                        {"changes", changes},
                        {"outcomes", outcomes}};
+    // Only when set, so that the sessions of scenarios written before it keep their hash.
+    if (s.sim.drift_until > 0) identity["sim"]["drift_until"] = s.sim.drift_until;
   }
   return sha256_hex(identity.dump());
 }
