@@ -1,37 +1,137 @@
 #include "bisect/drift.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <boost/math/distributions/students_t.hpp>
+#include <boost/math/distributions/fisher_f.hpp>
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <optional>
 
 namespace kbisect {
 namespace {
 
-struct Sums {
-  double xx = 0, xy = 0, yy = 0;  // about each endpoint's own means
-  size_t n = 0;
+struct Point {
+  double value = 0;
+  double sequence = 0;
+  bool good = false;
 };
 
-struct Means {
-  double x = 0, y = 0;
+struct Fit {
+  std::vector<double> coefficients;  // good's intercept, bad's, then each bend's slope
+  double residual = 0;               // sum of squares
 };
 
-Means add_side(std::span<const double> values, std::span<const int> sequence, Sums& sums) {
-  const size_t n = values.size();
-  Means mean;
-  for (size_t i = 0; i < n; ++i) mean.x += sequence[i], mean.y += values[i];
-  mean.x /= static_cast<double>(n);
-  mean.y /= static_cast<double>(n);
-  for (size_t i = 0; i < n; ++i) {
-    const double dx = sequence[i] - mean.x, dy = values[i] - mean.y;
-    sums.xx += dx * dx, sums.xy += dx * dy, sums.yy += dy * dy;
+// The model's terms at one point: the two intercepts, then the bends (drift.h).
+std::vector<double> terms(const Point& point, std::span<const double> bends) {
+  std::vector<double> row{point.good ? 1.0 : 0.0, point.good ? 0.0 : 1.0};
+  for (double from : bends) row.push_back(std::max(0.0, point.sequence - from));
+  return row;
+}
+
+// Gaussian elimination with partial pivoting: the system is at most 6 by 6. (Boost's uBLAS,
+// which would do it, does not compile as C++20 with Debian 12's Boost.)
+std::optional<std::vector<double>> solve(std::vector<std::vector<double>> a,
+                                         std::vector<double> b) {
+  const size_t n = b.size();
+  double scale = 0;
+  for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(a[i][i]));
+  for (size_t column = 0; column < n; ++column) {
+    size_t pivot = column;
+    for (size_t row = column + 1; row < n; ++row) {
+      if (std::fabs(a[row][column]) > std::fabs(a[pivot][column])) pivot = row;
+    }
+    if (std::fabs(a[pivot][column]) <= 1e-12 * scale) return std::nullopt;
+    std::swap(a[pivot], a[column]), std::swap(b[pivot], b[column]);
+    for (size_t row = column + 1; row < n; ++row) {
+      const double factor = a[row][column] / a[column][column];
+      for (size_t k = column; k < n; ++k) a[row][k] -= factor * a[column][k];
+      b[row] -= factor * b[column];
+    }
   }
-  sums.n += n;
-  return mean;
+  std::vector<double> x(n);
+  for (size_t row = n; row-- > 0;) {
+    double sum = b[row];
+    for (size_t k = row + 1; k < n; ++k) sum -= a[row][k] * x[k];
+    x[row] = sum / a[row][row];
+  }
+  return x;
+}
+
+std::optional<Fit> least_squares(std::span<const Point> points, std::span<const double> bends) {
+  const size_t width = 2 + bends.size();
+  std::vector<std::vector<double>> normal(width, std::vector<double>(width));
+  std::vector<double> moment(width);
+  for (const Point& point : points) {
+    const std::vector<double> row = terms(point, bends);
+    for (size_t i = 0; i < width; ++i) {
+      moment[i] += row[i] * point.value;
+      for (size_t j = 0; j < width; ++j) normal[i][j] += row[i] * row[j];
+    }
+  }
+  std::optional<std::vector<double>> solution = solve(std::move(normal), std::move(moment));
+  if (!solution) return std::nullopt;  // an endpoint's samples all at one sequence number
+  Fit fit{std::move(*solution)};
+  for (const Point& point : points) {
+    const std::vector<double> row = terms(point, bends);
+    double fitted = 0;
+    for (size_t i = 0; i < width; ++i) fitted += row[i] * fit.coefficients[i];
+    fit.residual += (point.value - fitted) * (point.value - fitted);
+  }
+  return fit;
+}
+
+// The line's start, then `inner` bends evenly spaced over the endpoints' sequence numbers; none
+// when a stretch between them would hold too few samples to show its slope.
+std::optional<std::vector<double>> bends_at(std::span<const Point> points, int inner) {
+  const auto [first, last] = std::ranges::minmax(points, {}, &Point::sequence);
+  std::vector<double> bends{0};
+  if (inner == 0) return bends;
+  const double step = (last.sequence - first.sequence) / (inner + 1);
+  for (int i = 1; i <= inner; ++i) bends.push_back(first.sequence + i * step);
+  for (size_t i = 0; i < bends.size(); ++i) {
+    const double end = i + 1 < bends.size() ? bends[i + 1] : std::numeric_limits<double>::max();
+    const auto in_stretch = std::ranges::count_if(points, [&](const Point& point) {
+      return point.sequence >= bends[i] && point.sequence < end;
+    });
+    if (in_stretch < kSamplesPerStretch) return std::nullopt;
+  }
+  return bends;
+}
+
+// About each endpoint's own mean: what no drift at all leaves.
+double residual_without_drift(std::span<const Point> points) {
+  double residual = 0;
+  for (bool good : {true, false}) {
+    double sum = 0, count = 0;
+    for (const Point& point : points) {
+      if (point.good == good) sum += point.value, count += 1;
+    }
+    for (const Point& point : points) {
+      if (point.good == good) residual += std::pow(point.value - sum / count, 2);
+    }
+  }
+  return residual;
 }
 
 }  // namespace
+
+double Drift::at(double sequence) const {
+  double offset = 0;
+  for (const Bend& bend : bends) offset += bend.slope * std::max(0.0, sequence - bend.from);
+  return offset;
+}
+
+std::string describe(const Drift& drift) {
+  if (drift.straight()) {
+    return fmt::format("{:+.2g}% of good at the start per 100 samples (p = {:.2g})",
+                       1e4 * drift.at(1) / drift.good_at_start, drift.p_value);
+  }
+  return fmt::format("{:+.2g}% of good at the start by sample {}, not at an even pace (p = {:.2g})",
+                     1e2 * drift.at(drift.last_sequence) / drift.good_at_start, drift.last_sequence,
+                     drift.p_value);
+}
 
 Drift endpoint_drift(std::span<const double> good, std::span<const int> good_sequence,
                      std::span<const double> bad, std::span<const int> bad_sequence) {
@@ -39,24 +139,44 @@ Drift endpoint_drift(std::span<const double> good, std::span<const int> good_seq
       bad.size() < 2) {
     return {};
   }
-  Sums sums;
-  const Means good_mean = add_side(good, good_sequence, sums);
-  add_side(bad, bad_sequence, sums);
-  if (sums.xx <= 0) return {};
+  std::vector<Point> points;
+  for (size_t i = 0; i < good.size(); ++i)
+    points.push_back({good[i], 1.0 * good_sequence[i], true});
+  for (size_t i = 0; i < bad.size(); ++i) points.push_back({bad[i], 1.0 * bad_sequence[i], false});
+  const double n = static_cast<double>(points.size());
+  // The Bayesian information criterion: each bend must pay for itself, log(n) a term.
+  std::vector<double> best_bends;
+  std::optional<Fit> best;
+  double best_criterion = std::numeric_limits<double>::infinity();
+  for (int inner = 0; inner <= 3; ++inner) {
+    const std::optional<std::vector<double>> bends = bends_at(points, inner);
+    if (!bends) continue;
+    const std::optional<Fit> fit = least_squares(points, *bends);
+    if (!fit) continue;
+    const double criterion =
+        n * std::log(fit->residual / n) + static_cast<double>(2 + bends->size()) * std::log(n);
+    if (criterion < best_criterion || !best) {
+      best_criterion = criterion, best = fit, best_bends = *bends;
+    }
+  }
+  if (!best) return {};
   Drift drift;
-  drift.per_sample = sums.xy / sums.xx;
-  drift.good_at_start = good_mean.y - drift.per_sample * good_mean.x;
-  // n - 3 degrees of freedom: two means and the slope.
-  const double degrees = static_cast<double>(sums.n - 3);
-  const double residual = std::max(0.0, sums.yy - drift.per_sample * sums.xy);
-  const double standard_error = std::sqrt(residual / degrees / sums.xx);
-  if (standard_error == 0) {  // a perfect line: as clear as drift gets, unless it is flat
-    drift.p_value = drift.per_sample == 0 ? 1 : 0;
+  for (size_t i = 0; i < best_bends.size(); ++i) {
+    drift.bends.push_back({best_bends[i], best->coefficients[2 + i]});
+  }
+  drift.good_at_start = best->coefficients[0];
+  drift.last_sequence = static_cast<int>(std::ranges::max(points, {}, &Point::sequence).sequence);
+  const double slopes = static_cast<double>(best_bends.size());
+  const double explained = std::max(0.0, residual_without_drift(points) - best->residual);
+  if (best->residual <= 0) {  // a perfect line: as clear as drift gets, unless it is flat
+    drift.p_value = explained > 0 ? 0 : 1;
     return drift;
   }
-  const double t = std::fabs(drift.per_sample) / standard_error;
-  drift.p_value = 2 * boost::math::cdf(boost::math::complement(
-                          boost::math::students_t_distribution<double>(degrees), t));
+  // Degrees of freedom left: the samples less the two intercepts and the slopes.
+  const double left = n - 2 - slopes;
+  const double f = explained / slopes / (best->residual / left);
+  drift.p_value = boost::math::cdf(
+      boost::math::complement(boost::math::fisher_f_distribution<double>(slopes, left), f));
   return drift;
 }
 

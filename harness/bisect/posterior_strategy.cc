@@ -291,7 +291,7 @@ SearchState without_drift(const SearchState& state) {
   if (!timed || !drift) return state;
   SearchState adjusted = state;
   auto take_out = [&](std::vector<double>& values, const std::vector<int>& sequence) {
-    for (size_t i = 0; i < values.size(); ++i) values[i] -= drift->per_sample * sequence[i];
+    for (size_t i = 0; i < values.size(); ++i) values[i] -= drift->at(sequence[i]);
   };
   take_out(adjusted.good, state.good_sequence);
   for (size_t i = 0; i < state.samples.size(); ++i) {

@@ -265,8 +265,7 @@ class Session {
     SessionResult result;
     result.verdict = verdict;
     if (const std::optional<Drift> drift = clear_drift(state_)) {
-      result.drift = fmt::format("{:+.2g}% of good at the start per 100 samples (p = {:.2g})",
-                                 1e4 * drift->per_sample / drift->good_at_start, drift->p_value);
+      result.drift = describe(*drift);
     }
     result.samples = static_cast<int>(journaled_.sample_count());
     std::set<int> decided;

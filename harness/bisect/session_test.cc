@@ -530,6 +530,21 @@ TEST(Session, TheResultSaysHowTheHostDrifted) {
       << result.drift;
 }
 
+// A host that slows down by 0.4% per sample for 30 samples and then holds: the result says
+// that the drift was not a straight line, and how far the host moved in all.
+TEST(Session, TheResultSaysWhenTheDriftLevelledOff) {
+  CommitGraph graph = linear_graph(16);
+  SimSpec sim_spec;
+  sim_spec.cv = 0.02;
+  sim_spec.seed = 1;
+  sim_spec.drift_per_sample = -0.004;
+  sim_spec.drift_until = 30;
+  SessionResult result = run_adaptive(graph, sim_spec);
+  EXPECT_THAT(result.drift,
+              ::testing::MatchesRegex("-1[12]% of good at the start by sample [0-9]+, "
+                                      "not at an even pace \\(p = .*\\)"));
+}
+
 // The host slowing down by 0.35% per sample while a commit regresses by 10%: after 30 samples
 // the drift is as large as the regression, and commits measured late look bad next to
 // endpoint samples mostly taken early. Taking the endpoints' drift out keeps the search on the
