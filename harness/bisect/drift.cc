@@ -124,12 +124,26 @@ double Drift::at(double sequence) const {
 }
 
 std::string describe(const Drift& drift) {
+  auto percent = [&](double sequence) {
+    return fmt::format("{:+.2g}%", 1e2 * drift.at(sequence) / drift.good_at_start);
+  };
   if (drift.straight()) {
-    return fmt::format("{:+.2g}% of good at the start per 100 samples (p = {:.2g})",
-                       1e4 * drift.at(1) / drift.good_at_start, drift.p_value);
+    return fmt::format("{} of good at the start per 100 samples (p = {:.2g})", percent(100),
+                       drift.p_value);
   }
-  return fmt::format("{:+.2g}% of good at the start by sample {}, not at an even pace (p = {:.2g})",
-                     1e2 * drift.at(drift.last_sequence) / drift.good_at_start, drift.last_sequence,
+  const double last = drift.last_sequence;
+  double furthest = last;  // a host that slowed down and came back: where it went furthest
+  for (const Bend& bend : drift.bends) {
+    const bool further = std::fabs(drift.at(bend.from)) > std::fabs(drift.at(furthest));
+    if (bend.from < last && further) furthest = bend.from;
+  }
+  // Said once the host came back a quarter of the way or more, not for a fit's wobble.
+  const bool came_back =
+      std::fabs(drift.at(furthest) - drift.at(last)) > std::fabs(drift.at(furthest)) / 4;
+  const std::string moved = came_back ? fmt::format("{} of good at the start at sample {:.0f}, {}",
+                                                    percent(furthest), furthest, percent(last))
+                                      : fmt::format("{} of good at the start", percent(last));
+  return fmt::format("{} by sample {:.0f}, not at an even pace (p = {:.2g})", moved, last,
                      drift.p_value);
 }
 
@@ -144,20 +158,28 @@ Drift endpoint_drift(std::span<const double> good, std::span<const int> good_seq
     points.push_back({good[i], 1.0 * good_sequence[i], true});
   for (size_t i = 0; i < bad.size(); ++i) points.push_back({bad[i], 1.0 * bad_sequence[i], false});
   const double n = static_cast<double>(points.size());
+  // Round-off leaves a residual of about 1e-28 where a fit is exact, so "nothing varies" and
+  // "an exact fit" are measured against the data's own scale.
+  const double unexplained = residual_without_drift(points);
+  double squares = 0;
+  for (const Point& point : points) squares += point.value * point.value;
+  if (unexplained <= 1e-24 * squares) return {};
+  const double exact = 1e-14 * unexplained;
   // The Bayesian information criterion: each bend must pay for itself, log(n) a term.
   std::vector<double> best_bends;
   std::optional<Fit> best;
   double best_criterion = std::numeric_limits<double>::infinity();
+  int models = 0;
   for (int inner = 0; inner <= 3; ++inner) {
     const std::optional<std::vector<double>> bends = bends_at(points, inner);
     if (!bends) continue;
-    const std::optional<Fit> fit = least_squares(points, *bends);
+    std::optional<Fit> fit = least_squares(points, *bends);
     if (!fit) continue;
+    ++models;
+    fit->residual = std::max(fit->residual, exact);
     const double criterion =
         n * std::log(fit->residual / n) + static_cast<double>(2 + bends->size()) * std::log(n);
-    if (criterion < best_criterion || !best) {
-      best_criterion = criterion, best = fit, best_bends = *bends;
-    }
+    if (criterion < best_criterion) best_criterion = criterion, best = fit, best_bends = *bends;
   }
   if (!best) return {};
   Drift drift;
@@ -166,17 +188,19 @@ Drift endpoint_drift(std::span<const double> good, std::span<const int> good_seq
   }
   drift.good_at_start = best->coefficients[0];
   drift.last_sequence = static_cast<int>(std::ranges::max(points, {}, &Point::sequence).sequence);
-  const double slopes = static_cast<double>(best_bends.size());
-  const double explained = std::max(0.0, residual_without_drift(points) - best->residual);
-  if (best->residual <= 0) {  // a perfect line: as clear as drift gets, unless it is flat
-    drift.p_value = explained > 0 ? 0 : 1;
+  if (best->residual <= exact) {  // an exact line through values that vary: clear
+    drift.p_value = 0;
     return drift;
   }
-  // Degrees of freedom left: the samples less the two intercepts and the slopes.
+  // Degrees of freedom left: the samples less the two intercepts and the slopes. The p of the
+  // model the criterion chose is multiplied by the number it chose among (Bonferroni): each
+  // one's own p is exact, as its bends depend on the sequence numbers alone.
+  const double slopes = static_cast<double>(best_bends.size());
   const double left = n - 2 - slopes;
-  const double f = explained / slopes / (best->residual / left);
-  drift.p_value = boost::math::cdf(
-      boost::math::complement(boost::math::fisher_f_distribution<double>(slopes, left), f));
+  const double f = std::max(0.0, unexplained - best->residual) / slopes / (best->residual / left);
+  drift.p_value =
+      std::min(1.0, models * boost::math::cdf(boost::math::complement(
+                                 boost::math::fisher_f_distribution<double>(slopes, left), f)));
   return drift;
 }
 

@@ -21,7 +21,7 @@ struct Bend {
 // that warms up and then holds, or that holds and then slows down.
 struct Drift {
   std::vector<Bend> bends;   // the first from 0: the slope at the start
-  double p_value = 1;        // of no drift (F test of the bends against none)
+  double p_value = 1;        // of no drift (F test of all the slopes against none)
   double good_at_start = 0;  // the good endpoint's fitted value at sequence number 0
   int last_sequence = 0;     // the last endpoint sample's
 
@@ -32,23 +32,26 @@ struct Drift {
 
 // Drift is clear at p <= kClearDrift. The drift is fitted anew at every step of a search,
 // early on from a few samples, so a level that one fit would call clear turns up by chance
-// when asked that often (in the benchmark without drift, |t| >= 3 cost a 2x cell 1.5 points
-// and |t| >= 5 still moved the CV 1% cells; at p <= 1e-6 none of the grid's cells changes).
+// when asked that often (in the benchmark without drift, with the straight line's t test:
+// |t| >= 3 cost a 2x cell 1.5 points and |t| >= 5 still moved the CV 1% cells; at p <= 1e-6
+// none of the grid's cells changes, with the straight line or the bent one).
 constexpr double kClearDrift = 1e-6;
 
 // Least squares of both endpoints' values against their sequence numbers (the session's count
 // of samples taken before each), with an intercept per endpoint: a straight line, or one that
-// bends at 1-3 evenly spaced sequence numbers when that fits clearly better (the smallest
-// Bayesian information criterion) and every stretch between bends holds at least
-// kSamplesPerStretch endpoint samples. Fewer than two samples of an endpoint, or a sequence
-// number missing: no drift, p = 1.
+// bends at 1-3 evenly spaced sequence numbers where every stretch between bends holds at least
+// kSamplesPerStretch endpoint samples, whichever has the smallest Bayesian information
+// criterion; its p is multiplied by the number of lines it was chosen among. Fewer than two
+// samples of an endpoint, a sequence number missing, or values that do not vary: no drift,
+// p = 1.
 constexpr int kSamplesPerStretch = 8;
 Drift endpoint_drift(std::span<const double> good, std::span<const int> good_sequence,
                      std::span<const double> bad, std::span<const int> bad_sequence);
 
 // How far the host moved, against good at the start: "-8% of good at the start per 100 samples
 // (p = 1e-09)", or for a bent line "-5% of good at the start by sample 130, not at an even pace
-// (p = 3e-12)".
+// (p = 3e-12)", and where it went further than that, "-10% of good at the start at sample 80,
+// +0.2% by sample 159, ...".
 std::string describe(const Drift& drift);
 
 }  // namespace kbisect

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace kbisect {
@@ -37,7 +38,7 @@ TEST(Drift, APerfectLineIsClear) {
   std::vector<int> good_sequence{0, 2, 4}, bad_sequence{1, 3, 5};
   Drift drift = endpoint_drift(good, good_sequence, bad, bad_sequence);
   EXPECT_NEAR(drift.at(1), -1, 1e-12);
-  EXPECT_LT(drift.p_value, 1e-30);
+  EXPECT_EQ(drift.p_value, 0);
 }
 
 // Good and bad in alternation, 40 samples each, with a small wobble (+-1) that is not drift.
@@ -87,6 +88,28 @@ TEST(Drift, AStraightDriftStaysStraight) {
 // Too few samples between bends to show a slope: the same warm-up gets a straight line.
 TEST(Drift, AShortSessionGetsAStraightLine) {
   EXPECT_TRUE(fit(alternating(7, [](int s) { return -2.0 * std::min(s, 6); })).straight());
+}
+
+// A host that slows by 10 and comes back: the text says how far it went, not only where it
+// ended.
+TEST(Drift, AHostThatCameBackSaysHowFarItWent) {
+  const Drift drift = fit(alternating(40, [](int s) { return -10 + std::fabs(s - 40) / 4; }));
+  ASSERT_FALSE(drift.straight());
+  EXPECT_THAT(describe(drift), ::testing::MatchesRegex("-(9|10|11)% of good at the start at sample "
+                                                       "[0-9]+, [-+][0-9.]+% by sample 79, .*"));
+}
+
+// Round-off is not drift: values that do not vary, and an exact straight line, which no bend
+// fits better than round-off does.
+TEST(Drift, RoundOffIsNotDrift) {
+  std::vector<double> good(40, 0.3), bad(40, 0.27);
+  std::vector<int> good_sequence, bad_sequence;
+  for (int i = 0; i < 40; ++i) good_sequence.push_back(2 * i), bad_sequence.push_back(2 * i + 1);
+  EXPECT_EQ(endpoint_drift(good, good_sequence, bad, bad_sequence).p_value, 1);
+  for (int i = 0; i < 40; ++i) good[i] = 0.3 - 1e-3 * i / 3, bad[i] = 0.27 - 1e-3 * i / 3;
+  const Drift line = endpoint_drift(good, good_sequence, bad, bad_sequence);
+  EXPECT_TRUE(line.straight());
+  EXPECT_EQ(line.p_value, 0);
 }
 
 TEST(Drift, TooFewOrUntimedSamplesGiveNone) {
