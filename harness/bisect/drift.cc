@@ -9,6 +9,8 @@
 #include <limits>
 #include <optional>
 
+#include "bisect/statistics.h"
+
 namespace kbisect {
 namespace {
 
@@ -61,10 +63,11 @@ std::optional<std::vector<double>> solve(std::vector<std::vector<double>> a,
 
 std::optional<Fit> least_squares(std::span<const Point> points, std::span<const double> bends) {
   const size_t width = 2 + bends.size();
+  std::vector<std::vector<double>> rows;
   std::vector<std::vector<double>> normal(width, std::vector<double>(width));
   std::vector<double> moment(width);
   for (const Point& point : points) {
-    const std::vector<double> row = terms(point, bends);
+    const std::vector<double>& row = rows.emplace_back(terms(point, bends));
     for (size_t i = 0; i < width; ++i) {
       moment[i] += row[i] * point.value;
       for (size_t j = 0; j < width; ++j) normal[i][j] += row[i] * row[j];
@@ -73,11 +76,10 @@ std::optional<Fit> least_squares(std::span<const Point> points, std::span<const 
   std::optional<std::vector<double>> solution = solve(std::move(normal), std::move(moment));
   if (!solution) return std::nullopt;  // an endpoint's samples all at one sequence number
   Fit fit{std::move(*solution)};
-  for (const Point& point : points) {
-    const std::vector<double> row = terms(point, bends);
+  for (size_t p = 0; p < points.size(); ++p) {
     double fitted = 0;
-    for (size_t i = 0; i < width; ++i) fitted += row[i] * fit.coefficients[i];
-    fit.residual += (point.value - fitted) * (point.value - fitted);
+    for (size_t i = 0; i < width; ++i) fitted += rows[p][i] * fit.coefficients[i];
+    fit.residual += (points[p].value - fitted) * (points[p].value - fitted);
   }
   return fit;
 }
@@ -85,9 +87,9 @@ std::optional<Fit> least_squares(std::span<const Point> points, std::span<const 
 // The line's start, then `inner` bends evenly spaced over the endpoints' sequence numbers; none
 // when a stretch between them would hold too few samples to show its slope.
 std::optional<std::vector<double>> bends_at(std::span<const Point> points, int inner) {
-  const auto [first, last] = std::ranges::minmax(points, {}, &Point::sequence);
   std::vector<double> bends{0};
   if (inner == 0) return bends;
+  const auto [first, last] = std::ranges::minmax(points, {}, &Point::sequence);
   const double step = (last.sequence - first.sequence) / (inner + 1);
   for (int i = 1; i <= inner; ++i) bends.push_back(first.sequence + i * step);
   for (size_t i = 0; i < bends.size(); ++i) {
@@ -100,19 +102,12 @@ std::optional<std::vector<double>> bends_at(std::span<const Point> points, int i
   return bends;
 }
 
-// About each endpoint's own mean: what no drift at all leaves.
-double residual_without_drift(std::span<const Point> points) {
-  double residual = 0;
-  for (bool good : {true, false}) {
-    double sum = 0, count = 0;
-    for (const Point& point : points) {
-      if (point.good == good) sum += point.value, count += 1;
-    }
-    for (const Point& point : points) {
-      if (point.good == good) residual += std::pow(point.value - sum / count, 2);
-    }
-  }
-  return residual;
+// About the values' own mean: what no drift at all leaves of one endpoint.
+double squares_about_mean(std::span<const double> values) {
+  const double center = mean(values);
+  double squares = 0;
+  for (double value : values) squares += (value - center) * (value - center);
+  return squares;
 }
 
 }  // namespace
@@ -160,7 +155,7 @@ Drift endpoint_drift(std::span<const double> good, std::span<const int> good_seq
   const double n = static_cast<double>(points.size());
   // Round-off leaves a residual of about 1e-28 where a fit is exact, so "nothing varies" and
   // "an exact fit" are measured against the data's own scale.
-  const double unexplained = residual_without_drift(points);
+  const double unexplained = squares_about_mean(good) + squares_about_mean(bad);
   double squares = 0;
   for (const Point& point : points) squares += point.value * point.value;
   if (unexplained <= 1e-24 * squares) return {};
