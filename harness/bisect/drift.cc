@@ -118,6 +118,13 @@ double Drift::at(double sequence) const {
   return offset;
 }
 
+std::vector<double> Drift::taken_out(std::span<const double> values, std::span<const int> sequence,
+                                     double reference) const {
+  std::vector<double> result(values.begin(), values.end());
+  for (size_t i = 0; i < result.size(); ++i) result[i] -= at(sequence[i]) - at(reference);
+  return result;
+}
+
 std::string describe(const Drift& drift) {
   auto percent = [&](double sequence) {
     return fmt::format("{:+.2g}%", 1e2 * drift.at(sequence) / drift.good_at_start);
@@ -197,6 +204,15 @@ Drift endpoint_drift(std::span<const double> good, std::span<const int> good_seq
       std::min(1.0, models * boost::math::cdf(boost::math::complement(
                                  boost::math::fisher_f_distribution<double>(slopes, left), f)));
   return drift;
+}
+
+std::pair<std::vector<double>, std::vector<double>> without_clear_drift(
+    std::span<const double> a, std::span<const int> a_sequence, std::span<const double> b,
+    std::span<const int> b_sequence) {
+  const Drift drift = endpoint_drift(a, a_sequence, b, b_sequence);
+  if (drift.p_value > kClearDrift) return {{a.begin(), a.end()}, {b.begin(), b.end()}};
+  const int first = std::min(std::ranges::min(a_sequence), std::ranges::min(b_sequence));
+  return {drift.taken_out(a, a_sequence, first), drift.taken_out(b, b_sequence, first)};
 }
 
 }  // namespace kbisect

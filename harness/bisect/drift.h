@@ -7,6 +7,7 @@
 
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbisect {
@@ -27,6 +28,9 @@ struct Drift {
 
   // The host's offset at a sequence number against sequence number 0, in metric units.
   double at(double sequence) const;
+  // `values`, taken at `sequence`, as the host was at sequence number `reference`.
+  std::vector<double> taken_out(std::span<const double> values, std::span<const int> sequence,
+                                double reference = 0) const;
   bool straight() const { return bends.size() <= 1; }
 };
 
@@ -47,6 +51,13 @@ constexpr double kClearDrift = 1e-6;
 constexpr int kSamplesPerStretch = 8;
 Drift endpoint_drift(std::span<const double> good, std::span<const int> good_sequence,
                      std::span<const double> bad, std::span<const int> bad_sequence);
+
+// Two commits measured in alternation (the confirmation's), as the host was at the first of
+// their samples: the drift they show taken out when it is clear, as they are otherwise. A host
+// that warms up while they are measured would otherwise hide the difference between them.
+std::pair<std::vector<double>, std::vector<double>> without_clear_drift(
+    std::span<const double> a, std::span<const int> a_sequence, std::span<const double> b,
+    std::span<const int> b_sequence);
 
 // How far the host moved, against good at the start: "-8% of good at the start per 100 samples
 // (p = 1e-09)", or for a bent line "-5% of good at the start by sample 130, not at an even pace

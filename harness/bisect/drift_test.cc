@@ -7,6 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include "bisect/statistics.h"
+
 namespace kbisect {
 namespace {
 
@@ -110,6 +112,28 @@ TEST(Drift, RoundOffIsNotDrift) {
   const Drift line = endpoint_drift(good, good_sequence, bad, bad_sequence);
   EXPECT_TRUE(line.straight());
   EXPECT_EQ(line.p_value, 0);
+}
+
+// Two commits measured late in a session while the host warms up: as the host was at the
+// first of their samples, the drift between taken out and their difference kept.
+TEST(Drift, ClearDriftIsTakenOutAsAtTheFirstSample) {
+  Endpoints late = alternating(40, [](int s) { return -0.5 * std::min(s, 30); });
+  for (auto* sequence : {&late.good_sequence, &late.bad_sequence}) {
+    for (int& s : *sequence) s += 300;
+  }
+  const auto [good, bad] =
+      without_clear_drift(late.good, late.good_sequence, late.bad, late.bad_sequence);
+  EXPECT_NEAR(mean(good), 100, 1);
+  EXPECT_NEAR(mean(bad), 90, 1);
+  EXPECT_LT(stddev(good), 1.5);  // the wobble, not the 15 the host moved
+}
+
+TEST(Drift, NoClearDriftLeavesTheSamplesAsTheyAre) {
+  const Endpoints steady = alternating(40, [](int) { return 0.0; });
+  const auto [good, bad] =
+      without_clear_drift(steady.good, steady.good_sequence, steady.bad, steady.bad_sequence);
+  EXPECT_EQ(good, steady.good);
+  EXPECT_EQ(bad, steady.bad);
 }
 
 TEST(Drift, TooFewOrUntimedSamplesGiveNone) {

@@ -290,12 +290,9 @@ SearchState without_drift(const SearchState& state) {
   const std::optional<Drift> drift = clear_drift(state);
   if (!timed || !drift) return state;
   SearchState adjusted = state;
-  auto take_out = [&](std::vector<double>& values, const std::vector<int>& sequence) {
-    for (size_t i = 0; i < values.size(); ++i) values[i] -= drift->at(sequence[i]);
-  };
-  take_out(adjusted.good, state.good_sequence);
+  adjusted.good = drift->taken_out(state.good, state.good_sequence);
   for (size_t i = 0; i < state.samples.size(); ++i) {
-    take_out(adjusted.samples[i], state.sequences[i]);
+    adjusted.samples[i] = drift->taken_out(state.samples[i], state.sequences[i]);
   }
   return adjusted;
 }
@@ -311,11 +308,11 @@ class AdaptiveStrategy : public PosteriorStrategy {
       : PosteriorStrategy(spec, metric, confidence, "adaptive") {}
 
   Action next(const SearchState& as_measured) const override {
-    if (!as_measured.endpoints_verified) {
-      return with_candidates_left(sequential_endpoint_phase(as_measured, spec_, metric_),
-                                  counted_candidates(*as_measured.graph));
-    }
     const SearchState state = without_drift(as_measured);
+    if (!state.endpoints_verified) {
+      return with_candidates_left(sequential_endpoint_phase(state, spec_, metric_),
+                                  counted_candidates(*state.graph));
+    }
     const CommitGraph& graph = *state.graph;
     const size_t visit = static_cast<size_t>(std::max(spec_.min_samples, 1));
     for (size_t i = 1; i < graph.nodes.size(); ++i) {

@@ -360,12 +360,14 @@ class Session {
     }
   }
 
-  // `better` against `worse` on the confirmation samples: kBad when `worse` is significantly
-  // worse; `final` once no more samples will come. With the mixture shift test (verdict.h:
-  // ShiftTest says why not before the search).
+  // `better` against `worse` on the confirmation samples, the drift they show taken out where
+  // it is clear: kBad when `worse` is significantly worse; `final` once no more samples will
+  // come. With the mixture shift test (verdict.h: ShiftTest says why not before the search).
   EndpointCheck confirm_check(const std::string& better, const std::string& worse, bool final) {
-    return check_endpoints(journaled_.samples(Phase::kConfirm, better),
-                           journaled_.samples(Phase::kConfirm, worse), input_.metric, input_.spec,
+    const auto [better_samples, worse_samples] = without_clear_drift(
+        journaled_.samples(Phase::kConfirm, better), journaled_.sequences(Phase::kConfirm, better),
+        journaled_.samples(Phase::kConfirm, worse), journaled_.sequences(Phase::kConfirm, worse));
+    return check_endpoints(better_samples, worse_samples, input_.metric, input_.spec,
                            final ? EndpointAsk::kFinal : EndpointAsk::kWithP, ShiftTest::kMixture);
   }
 

@@ -20,7 +20,8 @@
 //             a threshold for the size of change looked for, else +10 attempts.
 // All but classic, lkp and pinpoint first measure the endpoints until the endpoint check
 // (verdict.h: Mann-Whitney and the kernel shift test, and past max_samples a side the mixture
-// shift test) settles that bad is worse than good by at least min_effect.
+// shift test; adaptive's with clear host drift taken out) settles that bad is worse than good
+// by at least min_effect.
 // posterior_strategy.cc holds adaptive and bayes, git_like_strategy.cc the rest, and
 // strategy_actions.h what they answer with.
 #pragma once
