@@ -310,8 +310,11 @@ class AdaptiveStrategy : public PosteriorStrategy {
   Action next(const SearchState& as_measured) const override {
     const SearchState state = without_drift(as_measured);
     if (!state.endpoints_verified) {
-      return with_candidates_left(sequential_endpoint_phase(state, spec_, metric_),
-                                  counted_candidates(*state.graph));
+      Action action = sequential_endpoint_phase(state, spec_, metric_);
+      if (!action.message.empty() && clear_drift(as_measured)) {
+        action.message += "; the medians are as the host was at the start, its drift taken out";
+      }
+      return with_candidates_left(action, counted_candidates(*state.graph));
     }
     const CommitGraph& graph = *state.graph;
     const size_t visit = static_cast<size_t>(std::max(spec_.min_samples, 1));
