@@ -206,13 +206,12 @@ Drift endpoint_drift(std::span<const double> good, std::span<const int> good_seq
   return drift;
 }
 
-std::pair<std::vector<double>, std::vector<double>> without_clear_drift(
-    std::span<const double> a, std::span<const int> a_sequence, std::span<const double> b,
-    std::span<const int> b_sequence) {
+PairWithoutDrift without_clear_drift(std::span<const double> a, std::span<const int> a_sequence,
+                                     std::span<const double> b, std::span<const int> b_sequence) {
   const Drift drift = endpoint_drift(a, a_sequence, b, b_sequence);
   if (drift.p_value > kClearDrift) return {{a.begin(), a.end()}, {b.begin(), b.end()}};
   const int first = std::min(std::ranges::min(a_sequence), std::ranges::min(b_sequence));
-  return {drift.taken_out(a, a_sequence, first), drift.taken_out(b, b_sequence, first)};
+  return {drift.taken_out(a, a_sequence, first), drift.taken_out(b, b_sequence, first), true};
 }
 
 }  // namespace kbisect

@@ -7,7 +7,6 @@
 
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace kbisect {
@@ -55,9 +54,12 @@ Drift endpoint_drift(std::span<const double> good, std::span<const int> good_seq
 // Two commits measured in alternation (the confirmation's), as the host was at the first of
 // their samples: the drift they show taken out when it is clear, as they are otherwise. A host
 // that warms up while they are measured would otherwise hide the difference between them.
-std::pair<std::vector<double>, std::vector<double>> without_clear_drift(
-    std::span<const double> a, std::span<const int> a_sequence, std::span<const double> b,
-    std::span<const int> b_sequence);
+struct PairWithoutDrift {
+  std::vector<double> a, b;
+  bool drift_taken_out = false;
+};
+PairWithoutDrift without_clear_drift(std::span<const double> a, std::span<const int> a_sequence,
+                                     std::span<const double> b, std::span<const int> b_sequence);
 
 // How far the host moved, against good at the start: "-8% of good at the start per 100 samples
 // (p = 1e-09)", or for a bent line "-5% of good at the start by sample 130, not at an even pace

@@ -121,8 +121,9 @@ TEST(Drift, ClearDriftIsTakenOutAsAtTheFirstSample) {
   for (auto* sequence : {&late.good_sequence, &late.bad_sequence}) {
     for (int& s : *sequence) s += 300;
   }
-  const auto [good, bad] =
+  const auto [good, bad, taken_out] =
       without_clear_drift(late.good, late.good_sequence, late.bad, late.bad_sequence);
+  EXPECT_TRUE(taken_out);
   EXPECT_NEAR(mean(good), 100, 1);
   EXPECT_NEAR(mean(bad), 90, 1);
   EXPECT_LT(stddev(good), 1.5);  // the wobble, not the 15 the host moved
@@ -130,8 +131,9 @@ TEST(Drift, ClearDriftIsTakenOutAsAtTheFirstSample) {
 
 TEST(Drift, NoClearDriftLeavesTheSamplesAsTheyAre) {
   const Endpoints steady = alternating(40, [](int) { return 0.0; });
-  const auto [good, bad] =
+  const auto [good, bad, taken_out] =
       without_clear_drift(steady.good, steady.good_sequence, steady.bad, steady.bad_sequence);
+  EXPECT_FALSE(taken_out);
   EXPECT_EQ(good, steady.good);
   EXPECT_EQ(bad, steady.bad);
 }

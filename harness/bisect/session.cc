@@ -364,11 +364,18 @@ class Session {
   // it is clear: kBad when `worse` is significantly worse; `final` once no more samples will
   // come. With the mixture shift test (verdict.h: ShiftTest says why not before the search).
   EndpointCheck confirm_check(const std::string& better, const std::string& worse, bool final) {
-    const auto [better_samples, worse_samples] = without_clear_drift(
+    const PairWithoutDrift pair = without_clear_drift(
         journaled_.samples(Phase::kConfirm, better), journaled_.sequences(Phase::kConfirm, better),
         journaled_.samples(Phase::kConfirm, worse), journaled_.sequences(Phase::kConfirm, worse));
-    return check_endpoints(better_samples, worse_samples, input_.metric, input_.spec,
-                           final ? EndpointAsk::kFinal : EndpointAsk::kWithP, ShiftTest::kMixture);
+    EndpointCheck check =
+        check_endpoints(pair.a, pair.b, input_.metric, input_.spec,
+                        final ? EndpointAsk::kFinal : EndpointAsk::kWithP, ShiftTest::kMixture);
+    if (!check.message.empty() && pair.drift_taken_out) {
+      check.message +=
+          "; the medians are as the host was at the first of these samples, its "
+          "drift taken out";
+    }
+    return check;
   }
 
   // The metric's own change from a check's better side to its worse one, as fio users read
