@@ -565,7 +565,7 @@ TEST(Session, FindsTheCulpritDespiteHostDrift) {
 // A host slowing down by 0.7% per sample through the confirmation too: culprit and parent,
 // measured in turn, differ by 10% and by what the host moved between their samples. With the
 // drift they show taken out, the confirmation confirms the culprit; with their samples as
-// taken, it refuted it in 9 of these 10 seeds, and the search that went on named another.
+// taken, 9 of these 10 seeds ended on another commit.
 TEST(Session, TheConfirmationTakesTheHostDriftOut) {
   CommitGraph graph = linear_graph(32);
   for (uint64_t seed = 1; seed <= 10; ++seed) {
