@@ -51,5 +51,24 @@ TEST_F(ConsoleFileReaderTest, AFileOverTheCapStopsTheReading) {
   EXPECT_FALSE(read(9));
 }
 
+// virtlogd, which writes libvirt's console files, renames a file that reaches its max_size
+// (2 MiB by default) to "<name>.0" and goes on in a new one: the result frame that comes after
+// is read there, a line cut by the rotation is whole, and the cap counts both files.
+TEST_F(ConsoleFileReaderTest, FollowsTheFileWhenItIsRotated) {
+  append("boot\nKBISECT");
+  EXPECT_TRUE(read());
+  append("-BEGIN\n");
+  std::filesystem::rename(path_, path_.string() + ".0");
+  append("KBISECT-END\n");
+  EXPECT_TRUE(read());
+  append("done\n");
+  EXPECT_TRUE(read());
+  EXPECT_EQ(lines_, (std::vector<std::string>{"boot", "KBISECT-BEGIN", "KBISECT-END", "done"}));
+
+  std::filesystem::rename(path_, path_.string() + ".0");
+  append("0123456\n");
+  EXPECT_FALSE(read(40));  // 36 bytes before, 8 now: over 40 only with every file counted
+}
+
 }  // namespace
 }  // namespace kbisect
