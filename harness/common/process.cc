@@ -27,10 +27,14 @@ boost::filesystem::path resolve_program(const std::string& program) {
 // (ssh, sudo, a credential helper) can stop to ask on the user's terminal, where an unattended
 // run would wait until its deadline; it fails at once instead. The session's process group,
 // whose id is the child's pid, holds everything it starts: a timeout or Ctrl-C kills that.
+// Descriptors other than stdin, stdout and stderr close at the exec: one that kbisect or a
+// library opened without O_CLOEXEC would otherwise live on in a QEMU left behind (marked, not
+// closed, so that Boost can still report a failed exec through its own pipe).
 struct NewSession : bp::extend::handler {
   template <typename Executor>
   void on_exec_setup(Executor&) const {
     ::setsid();
+    ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
   }
 };
 

@@ -1,5 +1,6 @@
 #include "common/process.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -67,6 +68,16 @@ TEST(Process, TheChildLeadsASessionOfItsOwn) {
   EXPECT_GT(pid, 0);
   EXPECT_EQ(session, pid);
   EXPECT_NE(session, static_cast<long>(::getsid(0)));
+}
+
+// A descriptor opened without O_CLOEXEC (std::ofstream opens its files so) does not reach the
+// child: a QEMU left running would hold it open.
+TEST(Process, TheChildInheritsNoDescriptorButItsStandardOnes) {
+  const int leaked = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(leaked, 3);
+  ProcessResult result = run_process({"sh", "-c", fmt::format("test -e /proc/self/fd/{}", leaked)});
+  ::close(leaked);
+  EXPECT_EQ(result.exit_code, 1) << "descriptor " << leaked << " reached the child";
 }
 
 // A grandchild that let go of the output pipe does not outlive the program that started it.
