@@ -85,10 +85,14 @@ void IoPlanner::start_file_pass(FileCursor& c) {
   if (is_random(job_.pattern) && !job_.norandommap) c.done.reset(c.blocks);
 }
 
+// fio's get_next_buflen: min plus a uniform share of max, down to a multiple of min, at most
+// max. Where max is not a multiple of min, max itself takes what rounds down past it
+// (bsrange=4k-10k: 4k, 8k and 10k at 40, 40 and 20%).
 uint64_t IoPlanner::draw_length(Direction dir) {
   const BlockSizeRange& bs = job_.block_size[static_cast<int>(dir)];
   if (bs.max == bs.min) return bs.min;
-  return bs.min * (1 + rng_.below(bs.max / bs.min));
+  const uint64_t len = bs.min + rng_.below(bs.max);
+  return std::min(len - len % bs.min, bs.max);
 }
 
 // fio's per-file accounting: round robin over the files, passing over those that had their

@@ -117,6 +117,32 @@ TEST(IoPlannerTest, MixedBlockSizesUnderTheRandomMapCoverTheFileWithoutOverlap) 
   EXPECT_EQ(std::count(written.begin(), written.end(), false), 0);
 }
 
+// As fio 3.33 draws sizes from a range: min + max * u, down to a multiple of min, at most max.
+// With bsrange=4k-10k fio 3.33 issued a mean of 6932 bytes (4k, 8k and 10k at 40, 40 and 20%);
+// drawing only multiples of min gave 6144.
+TEST(IoPlannerTest, ARangeDrawsSizesAsFioDoes) {
+  auto shares = [](uint64_t min, uint64_t max) {
+    Job job = job_of(Pattern::kRandRead, min * kKiB, max * kKiB);
+    job.norandommap = true;
+    job.io_size = 20000 * max * kKiB;
+    const std::vector<uint64_t> sizes = {1024 * max * kKiB};
+    Rng rng(5);
+    IoPlanner planner(job, sizes, rng);
+    std::map<uint64_t, double> share;
+    const std::vector<PlannedIo> ios = plan_all(planner, Direction::kRead, 20000);
+    for (const PlannedIo& io : ios) share[io.len / kKiB] += 1.0 / static_cast<double>(ios.size());
+    return share;
+  };
+  const std::map<uint64_t, double> uneven = shares(4, 10);
+  ASSERT_EQ(uneven.size(), 3u);
+  EXPECT_NEAR(uneven.at(4), 0.4, 0.02);
+  EXPECT_NEAR(uneven.at(8), 0.4, 0.02);
+  EXPECT_NEAR(uneven.at(10), 0.2, 0.02);
+  const std::map<uint64_t, double> even = shares(4, 16);
+  ASSERT_EQ(even.size(), 4u);
+  for (const auto& [size, share] : even) EXPECT_NEAR(share, 0.25, 0.02) << size << "k";
+}
+
 // io_size above the files' size: fio starts more passes until it is done, and the job ends at
 // the limit, not with its files done.
 TEST(IoPlannerTest, IoSizeAboveTheFilesTakesMorePasses) {

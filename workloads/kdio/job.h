@@ -47,7 +47,8 @@ inline constexpr uint64_t kMaxBlockSize = uint64_t{1} << 30;
 struct BlockSizeRange {
   uint64_t min = 4096;
   uint64_t max = 4096;  // min == max for a fixed block size
-  // With min < max (bsrange=), fio draws each size as a multiple of min within [min, max].
+  // With min < max (bsrange=), each size is a multiple of min within [min, max], or max,
+  // drawn as fio draws it (IoPlanner::draw_length).
 };
 
 struct Job {
