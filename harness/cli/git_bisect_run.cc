@@ -15,8 +15,8 @@
 namespace kbisect {
 namespace {
 
-// The samples of this scenario and variant taken at `place`: samples of another accelerator
-// or host do not compare with those measured now.
+// The samples of this scenario and variant taken at `place`: samples of another accelerator,
+// host, guest image or QEMU do not compare with those measured now.
 SampleFilter scenario_samples(const Scenario& scenario, const Variant* variant,
                               const RunPlace& place) {
   SampleFilter filter;
@@ -24,6 +24,7 @@ SampleFilter scenario_samples(const Scenario& scenario, const Variant* variant,
   filter.variant = variant ? variant->name : "";
   filter.host = place.host;
   filter.accel = place.accel;
+  filter.environment = place.environment;
   return filter;
 }
 

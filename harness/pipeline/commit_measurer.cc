@@ -164,6 +164,7 @@ MeasuredRun CommitMeasurer::measure(const std::string& commit, const Variant* va
 
   run.host = result.host;
   run.accel = result.accel;
+  run.environment = result.environment;
   run.outcome = result.outcome;
   // A guest that never reached its init has no boot or workload time, whatever it took.
   if (result.init_reached) {

@@ -77,20 +77,30 @@ std::map<std::string, std::string> first_commit_of_each_image(Store& store, int6
 
 std::optional<RunPlace> place_of_samples(Store& store, int64_t session_id) {
   for (const RunRecord& run : store.runs_of_session(session_id)) {
-    if (run.outcome == Outcome::kOk) return RunPlace{run.host, run.accel};
+    if (run.outcome == Outcome::kOk) return RunPlace{run.host, run.accel, run.environment};
   }
   return std::nullopt;
 }
 
 void check_same_place(int64_t session_id, const std::optional<RunPlace>& samples_place,
                       const RunPlace& place) {
-  if (!samples_place || *samples_place == place) return;
-  fail(
-      "session {} took its samples under {} on {}, and would now measure under {} on {}: the "
-      "two do not compare; resume it there (vm.accel: {}, and a vm.uri of that host for "
-      "another one), or start a new session (--fresh)",
-      session_id, samples_place->accel, samples_place->host, place.accel, place.host,
-      samples_place->accel);
+  if (!samples_place) return;
+  if (samples_place->host != place.host || samples_place->accel != place.accel) {
+    fail(
+        "session {} took its samples under {} on {}, and would now measure under {} on {}: the "
+        "two do not compare; resume it there (vm.accel: {}, and a vm.uri of that host for "
+        "another one), or start a new session (--fresh)",
+        session_id, samples_place->accel, samples_place->host, place.accel, place.host,
+        samples_place->accel);
+  }
+  // Runs stored before kbisect recorded the environment have none to compare.
+  if (!samples_place->environment.empty() && samples_place->environment != place.environment) {
+    fail(
+        "session {} took its samples with {}, and would now measure with {}: the guest image "
+        "(kdio, the init, busybox, mkfs) or QEMU changed since, and the two do not compare; "
+        "resume it with the kbisect and QEMU it started with, or start a new session (--fresh)",
+        session_id, samples_place->environment, place.environment);
+  }
 }
 
 Measurement KernelMeasurer::measure_anew(const MeasureRequest& request) {
@@ -131,6 +141,7 @@ Measurement StoredSimMeasurer::measure_anew(const MeasureRequest& request) {
   run.commit = request.commit;
   run.host = "sim";
   run.accel = "sim";
+  run.environment = "sim";
   run.outcome = outcome_of(result.status);
   run.detail = result.detail;
   std::vector<SampleRecord> samples;

@@ -51,7 +51,8 @@ std::map<std::string, std::string> first_commit_of_each_image(Store& store, int6
 std::optional<RunPlace> place_of_samples(Store& store, int64_t session_id);
 
 // Throws Error when a resumed session would measure at another place than its samples so far:
-// under KVM instead of TCG, or on another host, a verdict would mix numbers that do not compare.
+// under KVM instead of TCG, on another host, or with another kdio or QEMU, a verdict would mix
+// numbers that do not compare.
 void check_same_place(int64_t session_id, const std::optional<RunPlace>& samples_place,
                       const RunPlace& place);
 

@@ -15,13 +15,15 @@ class SessionPlaceTest : public ::testing::Test {
  protected:
   void SetUp() override { session_ = store_.create_session(SessionRecord{}); }
 
-  void store_run(Outcome outcome, const std::string& host, const std::string& accel) {
+  void store_run(Outcome outcome, const std::string& host, const std::string& accel,
+                 const std::string& environment = "qemu 7.2") {
     RunRecord run;
     run.session_id = session_;
     run.commit = "c1";
     run.outcome = outcome;
     run.host = host;
     run.accel = accel;
+    run.environment = environment;
     std::vector<SampleRecord> samples;
     if (outcome == Outcome::kOk) {
       SampleRecord sample;
@@ -48,22 +50,38 @@ TEST_F(SessionPlaceTest, ASessionsPlaceIsWhereItsFirstSampleWasTaken) {
   store_run(Outcome::kWorkloadFailed, "here", "kvm");
   EXPECT_FALSE(place_of_samples(store_, session_));
   store_run(Outcome::kOk, "here", "tcg");
-  EXPECT_EQ(place_of_samples(store_, session_), (RunPlace{"here", "tcg"}));
+  EXPECT_EQ(place_of_samples(store_, session_), (RunPlace{"here", "tcg", "qemu 7.2"}));
 }
 
 TEST_F(SessionPlaceTest, AResumedSessionMeasuresWhereItsSamplesWereTaken) {
-  const RunPlace tcg_here{"here", "tcg"};
+  const RunPlace tcg_here{"here", "tcg", "qemu 7.2"};
   EXPECT_NO_THROW(check_same_place(session_, std::nullopt, tcg_here));
   EXPECT_NO_THROW(check_same_place(session_, tcg_here, tcg_here));
   try {
-    check_same_place(7, tcg_here, {"here", "kvm"});
+    check_same_place(7, tcg_here, {"here", "kvm", "qemu 7.2"});
     FAIL() << "expected an error";
   } catch (const Error& error) {
     EXPECT_THAT(error.what(), HasSubstr("session 7 took its samples under tcg on here, and would "
                                         "now measure under kvm on here"));
     EXPECT_THAT(error.what(), HasSubstr("vm.accel: tcg"));
   }
-  EXPECT_THROW(check_same_place(7, tcg_here, {"there", "tcg"}), Error);
+  EXPECT_THROW(check_same_place(7, tcg_here, {"there", "tcg", "qemu 7.2"}), Error);
+}
+
+// Samples taken with another kdio, guest mkfs or QEMU measure another thing. Runs stored before
+// kbisect recorded the environment have none, and compare with any.
+TEST_F(SessionPlaceTest, AResumedSessionMeasuresWithWhatItsSamplesWereTakenWith) {
+  const RunPlace tcg_here{"here", "tcg", "initramfs-aa-bb; qemu 7.2"};
+  try {
+    check_same_place(7, tcg_here, {"here", "tcg", "initramfs-cc-bb; qemu 7.2"});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_THAT(error.what(),
+                HasSubstr("session 7 took its samples with initramfs-aa-bb; qemu "
+                          "7.2, and would now measure with initramfs-cc-bb; qemu 7.2"));
+    EXPECT_THAT(error.what(), HasSubstr("--fresh"));
+  }
+  EXPECT_NO_THROW(check_same_place(7, RunPlace{"here", "tcg", ""}, tcg_here));
 }
 
 }  // namespace

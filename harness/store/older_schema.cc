@@ -15,6 +15,7 @@ void downgrade(const std::filesystem::path& path, int version) {
       "DROP TABLE journal",  // 2 -> 1
       "ALTER TABLE verdicts DROP COLUMN detail; "
       "ALTER TABLE verdicts RENAME COLUMN phase TO reason",  // 3 -> 2
+      "ALTER TABLE runs DROP COLUMN environment",            // 4 -> 3
   };
   ASSERT_EQ(std::size(undo) + 1, static_cast<size_t>(schema_version()));
   Database db = open_read_write(path);

@@ -36,7 +36,8 @@ struct RunRecord {
   std::string commit;
   std::string variant;  // "" for the default variant
   std::string host;
-  std::string accel;  // kvm | tcg | sim
+  std::string accel;        // kvm | tcg | sim
+  std::string environment;  // RunPlace::environment ("sim" for the sim runner)
   Outcome outcome = Outcome::kOk;
   std::optional<double> boot_seconds;
   std::optional<double> workload_seconds;
@@ -191,6 +192,7 @@ struct SampleFilter {
   std::optional<int64_t> session_id;  // only this session's samples
   std::string host;                   // only samples taken there (empty: any)
   std::string accel;                  // only samples taken under it (empty: any)
+  std::string environment;            // only samples of runs with it (empty: any)
 };
 
 Outcome parse_outcome(std::string_view text);

@@ -181,6 +181,12 @@ UPDATE verdicts SET detail = coalesce((SELECT j.status || ': ' || j.detail FROM 
     AND j.kind = 'failure' ORDER BY j.id DESC LIMIT 1), '')
 WHERE verdict = 'skip';
 )sql",
+    // 4: what a run measured with (vm/runner.h's RunPlace::environment), so that samples taken
+    // with another kdio, guest tools or QEMU are not compared as if taken with these. Added,
+    // not changed: a kbisect of schema 3 still writing this database leaves it ''.
+    R"sql(
+ALTER TABLE runs ADD COLUMN environment TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 }  // namespace

@@ -124,7 +124,7 @@ SessionRecord read_session(const Statement& row) {
 
 constexpr const char* kRunColumns =
     "id, session_id, build_id, commit_id, variant, host, accel, outcome, boot_seconds, "
-    "workload_seconds, detail, console_log, created_at";
+    "workload_seconds, detail, console_log, created_at, environment";
 
 RunRecord read_run(const Statement& row) {
   RunRecord run;
@@ -141,6 +141,7 @@ RunRecord read_run(const Statement& row) {
   run.detail = row.text(10);
   run.console_log = row.text(11);
   run.created_at = row.text(12);
+  run.environment = row.text(13);
   return run;
 }
 
@@ -212,12 +213,12 @@ int64_t Store::insert_run(const RunRecord& run, const std::vector<SampleRecord>&
   Transaction transaction(db());
   Statement insert(db(),
                    "INSERT INTO runs (session_id, build_id, commit_id, variant, host, accel, "
-                   "outcome, boot_seconds, workload_seconds, detail, console_log) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+                   "outcome, boot_seconds, workload_seconds, detail, console_log, environment) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   insert
       .bind(run.session_id, run.build_id, run.commit, run.variant, run.host, run.accel,
             outcome_name(run.outcome), run.boot_seconds, run.workload_seconds, run.detail,
-            run.console_log)
+            run.console_log, run.environment)
       .run();
   int64_t run_id = sqlite3_last_insert_rowid(db());
   for (SampleRecord sample : samples) {
@@ -321,11 +322,12 @@ std::vector<double> Store::samples_for(const SampleFilter& filter, const std::st
                                     "ON m.sample_id = s.id WHERE s.config_hash = ?1 AND "
                                     "s.variant = ?2 AND m.metric = ?3 AND {} AND "
                                     "(?5 IS NULL OR s.session_id = ?5) AND "
-                                    "(?6 = '' OR s.host = ?6) AND (?7 = '' OR s.accel = ?7) "
-                                    "ORDER BY s.id",
+                                    "(?6 = '' OR s.host = ?6) AND (?7 = '' OR s.accel = ?7) AND "
+                                    "(?8 = '' OR s.run_id IN (SELECT id FROM runs WHERE "
+                                    "environment = ?8)) ORDER BY s.id",
                                     match));
   query.bind(filter.config_hash, filter.variant, metric, filter.commit + filter.image_sha256,
-             filter.session_id, filter.host, filter.accel);
+             filter.session_id, filter.host, filter.accel, filter.environment);
   std::vector<double> values;
   while (query.step()) values.push_back(query.real(0));
   return values;

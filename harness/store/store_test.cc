@@ -49,6 +49,7 @@ RunRecord a_run(const std::string& commit, Outcome outcome = Outcome::kOk) {
   run.boot_seconds = 1.5;
   run.workload_seconds = 10;
   run.console_log = "/logs/console.txt";
+  run.environment = "initramfs-1-2; QEMU 7.2";
   return run;
 }
 
@@ -150,6 +151,7 @@ TEST_F(StoreTest, UpgradeGivesStoredSkipsTheirReason) {
   }
   downgrade(db_path_, 2);
   Store store(db_path_);
+  EXPECT_EQ(count("SELECT COUNT(*) FROM pragma_table_info('runs') WHERE name = 'environment'"), 1);
   auto verdicts = store.verdicts_of(session);
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_EQ(verdicts[0].phase, "search");
@@ -301,6 +303,17 @@ TEST_F(StoreTest, RunsAndSamplesAreReadBackByCommitTreeImageAndSession) {
   EXPECT_EQ(store.samples_for(placed, "read.iops"), (std::vector<double>{200}));
   EXPECT_EQ(store.samples_for(of_c1, "read.iops"), (std::vector<double>{100, 110, 300, 200}));
 
+  // Only the samples of runs with one environment (guest image and QEMU), when the filter
+  // names it.
+  RunRecord with_other_qemu = a_run("c1");
+  with_other_qemu.environment = "initramfs-a-b; QEMU 8.0";
+  store.insert_run(with_other_qemu, {a_sample("c1", 400)});
+  SampleFilter in_environment = of_c1;
+  in_environment.environment = "initramfs-a-b; QEMU 8.0";
+  EXPECT_EQ(store.samples_for(in_environment, "read.iops"), (std::vector<double>{400}));
+  in_environment.environment = "initramfs-a-b; QEMU 7.2";
+  EXPECT_TRUE(store.samples_for(in_environment, "read.iops").empty());
+
   auto of_run = store.samples_of_run(run_id);
   ASSERT_EQ(of_run.size(), 2u);
   EXPECT_EQ(of_run[0].run_id, run_id);
@@ -313,6 +326,7 @@ TEST_F(StoreTest, RunsAndSamplesAreReadBackByCommitTreeImageAndSession) {
   auto runs = store.runs_of_session(session_id);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].build_id, build_id);
+  EXPECT_EQ(runs[0].environment, "initramfs-1-2; QEMU 7.2");
   EXPECT_EQ(runs[0].boot_seconds, 1.5);
 }
 

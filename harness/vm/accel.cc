@@ -15,9 +15,13 @@
 namespace kbisect {
 namespace fs = std::filesystem;
 
+std::string local_qemu_version() {
+  const std::string version = run_checked({"qemu-system-x86_64", "--version"});
+  return version.substr(0, version.find('\n'));
+}
+
 AccelHost local_accel_host() {
-  std::string version = run_checked({"qemu-system-x86_64", "--version"});
-  version = version.substr(0, version.find('\n'));
+  const std::string version = local_qemu_version();
   AccelHost host;
   host.kvm_possible = ::access("/dev/kvm", R_OK | W_OK) == 0;
   host.key =

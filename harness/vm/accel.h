@@ -22,6 +22,9 @@ struct AccelHost {
 // This machine: hostname, qemu-system-x86_64 --version, whether /dev/kvm is usable.
 AccelHost local_accel_host();
 
+// The first line of qemu-system-x86_64 --version.
+std::string local_qemu_version();
+
 // What booting one kernel under KVM, and under TCG when that failed, tells about KVM here.
 struct KvmProbe {
   // kUnknown: the kernel booted under neither, so its failure is the kernel's.

@@ -310,6 +310,17 @@ std::string LibvirtBackend::host_name() {
   return name.get();
 }
 
+std::string LibvirtBackend::hypervisor() {
+  const char* type = virConnectGetType(connection_.get());
+  unsigned long version = 0;
+  if (type == nullptr || virConnectGetVersion(connection_.get(), &version) != 0) {
+    fail("libvirt at {} cannot tell its hypervisor's version: {}", uri_, libvirt_error());
+  }
+  // libvirt's encoding: major * 1,000,000 + minor * 1,000 + release.
+  return fmt::format("{} {}.{}.{} (libvirt)", type, version / 1000000, version / 1000 % 1000,
+                     version % 1000);
+}
+
 std::string LibvirtBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   AccelHost host;
   if (is_local_uri(uri_)) {
@@ -444,7 +455,7 @@ RunResult LibvirtRunner::run(const RunRequest& request) {
 }
 
 RunPlace LibvirtRunner::place(const RunRequest& request) {
-  return place_of(backend_, request);
+  return place_of(backend_, context_, request);
 }
 
 }  // namespace kbisect

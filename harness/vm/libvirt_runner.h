@@ -58,6 +58,7 @@ class LibvirtBackend : public VmBackend {
   std::string name() const override { return "libvirt"; }
   std::string choose_accel(Accel wanted, const std::filesystem::path& kernel) override;
   std::string host_name() override;
+  std::string hypervisor() override;
   VmEnding boot(const VmPlan& plan, const std::filesystem::path& console_log, PhaseClock& clock,
                 ConsoleWatch& watch) override;
   virConnectPtr connection() const { return connection_.get(); }

@@ -116,6 +116,10 @@ std::string QemuBackend::host_name() {
   return this_host_name();
 }
 
+std::string QemuBackend::hypervisor() {
+  return local_qemu_version();
+}
+
 std::string QemuBackend::choose_accel(Accel wanted, const fs::path& kernel) {
   return resolve_accel(
       wanted, local_accel_host(), context_.workdir / "accel-cache.json",
@@ -195,7 +199,7 @@ RunResult QemuRunner::run(const RunRequest& request) {
 }
 
 RunPlace QemuRunner::place(const RunRequest& request) {
-  return place_of(backend_, request);
+  return place_of(backend_, context_, request);
 }
 
 }  // namespace kbisect

@@ -50,6 +50,7 @@ struct RunResult {
   double workload_seconds = 0;  // guest init report until results received
   std::string accel;            // "kvm" or "tcg" as actually used
   std::string host;             // the machine the guest ran on (a remote libvirt host's name)
+  std::string environment;      // RunPlace::environment
   std::filesystem::path console_log;
   // False when QEMU or libvirt could not start the VM (an infra-error of the host or the VM
   // set-up, not of the kernel under test).
@@ -57,11 +58,16 @@ struct RunResult {
   bool init_reached = false;  // the guest's init reported in: the boot ended
 };
 
-// Where a guest runs and under which accelerator. Samples compare only with samples taken at
-// the same place: TCG is many times slower than KVM, and two hosts are two machines.
+// Where a guest runs, under which accelerator and with what. Samples compare only with samples
+// taken at the same place: TCG is many times slower than KVM, two hosts are two machines, and
+// another kdio, guest mkfs or QEMU measures another thing.
 struct RunPlace {
   std::string host;
   std::string accel;
+  // The guest image (its name holds the hashes of kdio, the init, busybox and the mkfs tools)
+  // and the hypervisor's version: "initramfs-0f3a...-9c1d...; QEMU emulator version 7.2.19 ...".
+  // Empty for runs stored before kbisect recorded it.
+  std::string environment;
   bool operator==(const RunPlace&) const = default;
 };
 

@@ -146,13 +146,15 @@ VmPlan probe_plan(const RunnerContext& context, const fs::path& kernel, const st
   return plan;
 }
 
-RunPlace place_of(VmBackend& backend, const RunRequest& request) {
+RunPlace place_of(VmBackend& backend, const RunnerContext& context, const RunRequest& request) {
   if (request.scenario == nullptr) fail("internal error: run request without a scenario");
-  return {backend.host_name(), backend.accel_for(request.scenario->vm.accel, request.kernel_image)};
+  return {backend.host_name(), backend.accel_for(request.scenario->vm.accel, request.kernel_image),
+          fmt::format("{}; {}", base_initramfs(context.image, context.workdir).stem().string(),
+                      backend.hypervisor())};
 }
 
 RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request) {
-  const RunPlace place = place_of(backend, request);
+  const RunPlace place = place_of(backend, context, request);
   const Scenario& scenario = *request.scenario;
   fs::path log_dir = request.log_dir.empty() ? context.workdir / "runs" : request.log_dir;
   fs::create_directories(log_dir);
@@ -166,6 +168,7 @@ RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequ
 
   RunResult result;
   result.host = place.host;
+  result.environment = place.environment;
   result.image_seconds = std::chrono::duration<double>(Clock::now() - image_start).count();
   for (int attempt = 1; attempt <= 2; ++attempt) {
     VmPlan plan = plan_for(context, request, place.accel, initrd, context.events);

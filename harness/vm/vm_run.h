@@ -86,6 +86,8 @@ class VmBackend {
   virtual std::string choose_accel(Accel wanted, const std::filesystem::path& kernel) = 0;
   // The name of the machine the guests run on, as runs and samples record it.
   virtual std::string host_name() = 0;
+  // What runs the guests there, with its version ("QEMU emulator version 7.2.19 ...").
+  virtual std::string hypervisor() = 0;
   virtual VmEnding boot(const VmPlan& plan, const std::filesystem::path& console_log,
                         PhaseClock& clock, ConsoleWatch& watch) = 0;
 
@@ -107,8 +109,9 @@ class VmBackend {
 KvmProbe probe_kvm(VmBackend& backend, const RunnerContext& context,
                    const std::filesystem::path& kernel);
 
-// The backend's host, and the accelerator it chooses for the request's scenario and kernel.
-RunPlace place_of(VmBackend& backend, const RunRequest& request);
+// The backend's host, the accelerator it chooses for the request's scenario and kernel, and
+// the environment: the guest image and the hypervisor.
+RunPlace place_of(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
 
 // A whole run through a backend: plan, boot, classify, retry an infra-error once.
 RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
