@@ -94,6 +94,20 @@ void print_start(const Subjects& subjects, const SessionRecord& session, bool in
   for (const auto& good : session.good_commits) print_mark(subjects, "good", good);
 }
 
+// The answer as marks: the culprit bad and its parents good. git keeps one bad commit, and a
+// mark of a bad commit on another branch replaces it; the search judged each commit against
+// all the bad ones (and settled some from their neighbours), so on a history with merges the
+// marks above may leave git short of the culprit. These lead it there, and say what the
+// confirmation measured: the culprit against its parents.
+void print_answer(const Subjects& subjects, const std::string& culprit,
+                  const nlohmann::json& parents) {
+  fmt::print("# kbisect's answer: the culprit bad, its parents good\n");
+  print_mark(subjects, "bad", culprit);
+  for (const auto& parent : parents) {
+    if (parent.is_string()) print_mark(subjects, "good", parent.get<std::string>());
+  }
+}
+
 int print_log(const GlobalOptions& globals, const std::string& session_text) {
   if (globals.json) {
     fail(
@@ -163,6 +177,7 @@ int print_log(const GlobalOptions& globals, const std::string& session_text) {
     auto result = nlohmann::json::parse(session->result_json);
     if (result.value("culprit", nlohmann::json()).is_string()) {
       const std::string culprit = result["culprit"];
+      print_answer(subjects, culprit, result.value("parents", nlohmann::json::array()));
       fmt::print("# first bad commit: [{}] {}\n", culprit, subjects.of(culprit));
     } else if (result.value("verdict", nlohmann::json()).is_string()) {
       // A replay ends mid-bisection: say why, as the start above names a bad end all the same.

@@ -5,8 +5,9 @@
 # lost or doubled (and refuses to run while a live process holds the session), two bisections
 # at once on one database answer as they do alone, a second call answers from the database,
 # an interrupted session resumed with --resume alone answers as it would have, `kbisect log`
-# (with --paths too) is accepted by `git bisect replay` and leads git to the same first bad
-# commit (and, when only skipped commits are left, to the same ones), the culprit is checked
+# (with --paths too, and on a history of several merged branches) is accepted by `git bisect
+# replay` and leads git to the same first bad commit (and, when only skipped commits are left,
+# to the same ones), the culprit is checked
 # against its own parent (a second good commit), `kbisect query` reads
 # the session, refuses writes and stops on Ctrl-C or SIGTERM, a culprit the confirmation
 # refutes hands the search back, a good commit that bad does not descend from has its merge
@@ -462,6 +463,50 @@ merged bisect replay "$work/merged.log" >"$work/merged-replay.out" 2>&1 ||
 grep -q "^$planted is the first bad commit" "$work/merged-replay.out" ||
   { cat "$work/merged.log" "$work/merged-replay.out"; fail "merged: replay did not end at $planted"; }
 merged bisect reset >/dev/null 2>&1
+
+# Three branches merged in turn: the search judges a commit against every bad one, so some of
+# its bad marks lie on another branch than the one before, and git, which keeps one bad commit,
+# moves with each. The log ends with the answer as marks (the culprit bad, its parents good), so
+# replay reaches the culprit all the same (without them git stopped 4 commits short of it).
+branches() { command git -C "$work/branches" -c user.name=t -c user.email=t@example.com "$@"; }
+tick=0
+commit_in_branches() {  # FILE SUBJECT
+  tick=$((tick + 1))
+  echo "$2 $tick" >>"$work/branches/$1"
+  branches add -- "$1"
+  GIT_AUTHOR_DATE="@$((1577836800 + tick)) +0000" GIT_COMMITTER_DATE="@$((1577836800 + tick)) +0000" \
+    branches commit -qm "$2"
+}
+command git init -q -b master "$work/branches"
+for i in 1 2 3 4 5 6; do commit_in_branches main "main $i"; done
+for b in 1 2 3; do
+  branches checkout -q -b "br$b" "master~$b"
+  for j in 1 2 3 4; do commit_in_branches "f$b" "br$b c$j"; done
+  branches checkout -q master
+  for i in 1 2 3; do commit_in_branches main "main $b.$i"; done
+  tick=$((tick + 1))
+  GIT_AUTHOR_DATE="@$((1577836800 + tick)) +0000" GIT_COMMITTER_DATE="@$((1577836800 + tick)) +0000" \
+    branches merge -q --no-ff "br$b" -m "merge br$b"
+done
+for i in 1 2 3 4; do commit_in_branches main "tail $i"; done
+cat >"$work/branches.yaml" <<YAML
+name: branches
+kernel: {repo: $work/branches}
+vm: {runner: sim}
+metrics: [{name: read.iops, better: higher}]
+sim: {seed: 53, noise: {dist: normal, cv: 2%}, changes: [{commit: "main 5", factor: 0.8}]}
+YAML
+planted=$(branches log --format=%H -1 --grep="^main 5$")
+"$kbisect" --db "$work/branches.db" bisect -c "$work/branches.yaml" \
+  --good "$(branches rev-list --max-parents=0 HEAD)" --bad "$(branches rev-parse HEAD)" \
+  >"$work/branches.out" || fail "branches: $(cat "$work/branches.out")"
+grep -q "^culprit:  $planted " "$work/branches.out" || fail "branches: culprit: $(cat "$work/branches.out")"
+"$kbisect" --db "$work/branches.db" log 1 >"$work/branches.log"
+branches bisect replay "$work/branches.log" >"$work/branches-replay.out" 2>&1 ||
+  { cat "$work/branches-replay.out"; fail "branches: git bisect replay"; }
+grep -q "^$planted is the first bad commit" "$work/branches-replay.out" ||
+  { cat "$work/branches.log" "$work/branches-replay.out"; fail "branches: replay did not end at $planted"; }
+branches bisect reset >/dev/null 2>&1
 
 # A host that slows down by 0.8% per sample and no change: no regression, and the summary
 # says how the host drifted.
