@@ -89,17 +89,56 @@ void check_metric_combines(const MetricSpec& metric,
       metric.place, metric_key(metric), reporting, in_variant(variant));
 }
 
+std::string_view rw_name(kdio::Pattern pattern) {
+  for (const auto& [name, value] : kdio::kPatternNames) {
+    if (value == pattern) return name;
+  }
+  return "?";
+}
+
+// A metric of a direction that none of the jobs it reads does I/O in would be 0 in every
+// sample (read.iops of a writing job) or have no value (a percentile): after a build and a
+// boot, or a whole bisection that finds no regression in zeros.
+void check_metric_direction(const MetricSpec& metric,
+                            const std::vector<std::vector<const kdio::Job*>>& entries,
+                            const Variant* variant) {
+  const std::string direction = metric.name.substr(0, metric.name.find('.'));
+  if (direction != "read" && direction != "write" && direction != "sync") return;
+  std::vector<std::string> jobs;
+  for (const auto& entry : entries) {
+    if (!metric.job.empty() && entry.front()->name != metric.job) continue;
+    for (const kdio::Job* job : entry) {
+      if (does_io_in(*job, direction)) return;
+      const std::string job_text = fmt::format("{} rw={}", job->name, rw_name(job->pattern));
+      if (std::find(jobs.begin(), jobs.end(), job_text) == jobs.end()) jobs.push_back(job_text);
+    }
+  }
+  const std::string verb = direction == "sync" ? "call fsync or fdatasync" : direction;
+  const std::string subject =
+      metric.job.empty()
+          ? fmt::format("no job of the job files{} {}s", in_variant(variant), verb)
+          : fmt::format("job '{}'{} does not {}", metric.job, in_variant(variant), verb);
+  fail(
+      "{}: metric {}: {} (jobs: {}), so every sample would be 0 or have no value; measure what "
+      "the jobs do, or change their rw={}",
+      metric.place, metric_key(metric), subject, fmt::join(jobs, ", "),
+      direction == "sync" ? " or give a writing job fsync= or fdatasync=" : "");
+}
+
 void check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
                        const Variant* variant) {
   const auto entries = report_entries(jobs);
   const std::vector<std::string> names = entry_names(entries);
   for (const MetricSpec& metric : scenario.metrics) {
     check_metric_combines(metric, entries, variant);
-    if (metric.job.empty() || std::find(names.begin(), names.end(), metric.job) != names.end()) {
-      continue;
+    if (!metric.job.empty() && std::find(names.begin(), names.end(), metric.job) == names.end()) {
+      fail(
+          "{}: metric {}: no job named '{}' in the job files{} (jobs: {}); fix job: in the "
+          "config",
+          metric.place, metric_key(metric), metric.job, in_variant(variant),
+          fmt::join(names, ", "));
     }
-    fail("{}: metric {}: no job named '{}' in the job files{} (jobs: {}); fix job: in the config",
-         metric.place, metric_key(metric), metric.job, in_variant(variant), fmt::join(names, ", "));
+    check_metric_direction(metric, entries, variant);
   }
 }
 

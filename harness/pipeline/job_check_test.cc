@@ -130,11 +130,33 @@ TEST_F(JobCheck, AMetricThatDoesNotCombineNeedsOneReportingJob) {
   scenario.metrics = {{"write.clat_ns.percentile.99", "", Better::kLower, place},
                       {"read.clat_ns.percentile.99", "mixed", Better::kLower, place},
                       {"read.clat_ns.mean", "", Better::kLower, place},
-                      {"read.iops", "", Better::kHigher, place},
-                      {"sync.lat_ns.percentile.99", "", Better::kLower, place}};
+                      {"read.iops", "", Better::kHigher, place}};
   EXPECT_NO_THROW(check_job_files(scenario));
   scenario.metrics = {{"read.bw_mean", "", Better::kHigher, place}};
   EXPECT_THAT(error_of(scenario), HasSubstr("metric read.bw_mean: 3 jobs of the job files"));
+}
+
+// A metric of a direction the jobs do no I/O in is 0 or missing in every sample: said at the
+// metric, before anything is built, naming the jobs and what they do.
+TEST_F(JobCheck, AMetricNeedsAJobThatDoesIoInItsDirection) {
+  Scenario scenario =
+      scenario_with("[global]\nsize=1m\n[writer]\nrw=randwrite\n[logger]\nrw=write\nfsync=1\n");
+  const std::string place = "scenario.yaml:7:12: metrics[0].name";
+  scenario.metrics = {{"read.clat_ns.percentile.99.000000", "", Better::kLower, place}};
+  EXPECT_EQ(error_of(scenario),
+            place +
+                ": metric read.clat_ns.percentile.99.000000: no job of the job files reads "
+                "(jobs: writer rw=randwrite, logger rw=write), so every sample would be 0 or "
+                "have no value; measure what the jobs do, or change their rw=");
+  scenario.metrics = {{"sync.lat_ns.mean", "writer", Better::kLower, place}};
+  EXPECT_THAT(error_of(scenario),
+              HasSubstr("job 'writer' does not call fsync or fdatasync (jobs: writer rw=randwrite)"
+                        ", so every sample would be 0 or have no value; measure what the jobs do, "
+                        "or change their rw= or give a writing job fsync= or fdatasync="));
+  scenario.metrics = {{"write.iops", "", Better::kHigher, place},
+                      {"sync.lat_ns.mean", "logger", Better::kLower, place},
+                      {"usr_cpu", "logger", Better::kLower, place}};
+  EXPECT_NO_THROW(check_job_files(scenario));
 }
 
 // Jobs side by side take the longest of them; a stonewall waits for the jobs before it.
