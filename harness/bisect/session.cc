@@ -564,10 +564,15 @@ class Session {
     }
     EndpointCheck check = confirm_check(plan.measure_id, bad, true);
     revert.contradicts = check.kind != VerdictKind::kBad;
-    revert.text =
-        fmt::format("{}: bad has {} against bad with the revert, p = {:.3g}",
-                    revert.contradicts ? "does not fix the regression" : "fixes the regression",
-                    change_text(check), check.p_value);
+    // Ended by the cap on samples, not by what they show: a revert that did not settle in
+    // either direction is not shown to fix the regression, which is not having been shown not to.
+    const bool unsettled = revert.contradicts && confirm_check(plan.measure_id, bad, false).kind ==
+                                                     VerdictKind::kUndecided;
+    revert.text = fmt::format("{}: bad has {} against bad with the revert, p = {:.3g}",
+                              !revert.contradicts ? "fixes the regression"
+                              : unsettled ? "not shown to fix the regression in the samples allowed"
+                                          : "does not fix the regression",
+                              change_text(check), check.p_value);
     return revert;
   }
 

@@ -136,7 +136,9 @@ struct SessionResult {
   // outside --paths.
   std::string message;
   std::string parent_check;  // e.g. "worse than parent abc123: -9.8%, p = 0.0001"
-  std::string revert_check;  // "fixes the regression", "does not fix", "skipped: ..."
+  // "fixes the regression", "does not fix", "not shown to fix ... in the samples allowed" (at
+  // the cap, undecided), "skipped: ..."
+  std::string revert_check;
   // What the confirmation measured by name: the culprit's parents and the culprit reverted on
   // bad ("" when the revert check was skipped before measuring). Their samples are journaled
   // under the commit whose image each shares, which may be another.
