@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -44,14 +45,32 @@ int error_exit(int argc, char** argv) {
   return has_argument(argc, argv, "--git-bisect-run") ? kbisect::kGitBisectAbort : 1;
 }
 
+// A command that only reads the database (query, log, report) started nothing that a signal
+// stopped; when the reader of its output goes away (`kbisect query ... | head`), it ends
+// quietly, as cat and git log do.
+bool only_reads(const CLI::App& app) {
+  for (const CLI::App* command : app.get_subcommands()) {
+    const std::string& name = command->get_name();
+    if (name == "query" || name == "log" || name == "report") return true;
+  }
+  return false;
+}
+
+// The exit code of a command a signal stopped, and why, unless a reader lost its reader.
+int stopped_by(int signal_number, bool reads_only, std::string_view cause = "") {
+  if (!(reads_only && signal_number == SIGPIPE)) {
+    fmt::print(stderr, "kbisect: {}{}\n", kbisect::Interrupted(signal_number).what(), cause);
+  }
+  return 128 + signal_number;
+}
+
 // `code`, unless what was printed to stdout could not all be written (a full disk, a closed
 // pipe): a log or a report cut short must not pass for a whole one.
-int after_writing_output(int code, int argc, char** argv) {
+int after_writing_output(int code, int argc, char** argv, bool reads_only) {
   if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return code;
   const int error = errno;
   if (int signal_number = kbisect::pending_interrupt()) {  // the reader went away (SIGPIPE)
-    fmt::print(stderr, "kbisect: {}\n", kbisect::Interrupted(signal_number).what());
-    return 128 + signal_number;
+    return stopped_by(signal_number, reads_only);
   }
   fmt::print(stderr, "kbisect: error: cannot write the output: {}\n", std::strerror(error));
   return code != 0 ? code : error_exit(argc, argv);
@@ -101,10 +120,8 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, char**
 
 // An error that a signal caused: a write to a closed pipe (SIGPIPE) fails, and so may whatever
 // was running when Ctrl-C came.
-int interrupted(int signal_number, const std::exception& error) {
-  fmt::print(stderr, "kbisect: {} ({})\n", kbisect::Interrupted(signal_number).what(),
-             error.what());
-  return 128 + signal_number;
+int interrupted(int signal_number, const std::exception& error, bool reads_only) {
+  return stopped_by(signal_number, reads_only, fmt::format(" ({})", error.what()));
 }
 
 }  // namespace
@@ -143,19 +160,23 @@ int main(int argc, char** argv) {
   }
 
   kbisect::install_interrupt_handlers();
+  const bool reads_only = only_reads(app);
   try {
-    return after_writing_output(action(), argc, argv);
+    return after_writing_output(action(), argc, argv, reads_only);
   } catch (const kbisect::Interrupted& interrupted) {
-    fmt::print(stderr, "kbisect: {}\n", interrupted.what());
-    return 128 + interrupted.signal_number();
+    return stopped_by(interrupted.signal_number(), reads_only);
   } catch (const kbisect::Error& error) {
-    if (int signal_number = kbisect::pending_interrupt()) return interrupted(signal_number, error);
+    if (int signal_number = kbisect::pending_interrupt()) {
+      return interrupted(signal_number, error, reads_only);
+    }
     fmt::print(stderr, "kbisect: error: {}\n", error.what());
     return 1;
   } catch (const std::exception& error) {
     // Caught so that the stack unwinds (an uncaught exception may skip the destructors that
     // release locks and stop child processes).
-    if (int signal_number = kbisect::pending_interrupt()) return interrupted(signal_number, error);
+    if (int signal_number = kbisect::pending_interrupt()) {
+      return interrupted(signal_number, error, reads_only);
+    }
     fmt::print(stderr, "kbisect: internal error: {}; please report it\n", error.what());
     return 1;
   }

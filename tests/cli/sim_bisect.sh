@@ -9,7 +9,8 @@
 # replay` and leads git to the same first bad commit (and, when only skipped commits are left,
 # to the same ones), the culprit is checked
 # against its own parent (a second good commit), `kbisect query` reads
-# the session, refuses writes and stops on Ctrl-C or SIGTERM, a culprit the confirmation
+# the session, refuses writes, stops on Ctrl-C or SIGTERM and ends quietly when its reader goes
+# away, a culprit the confirmation
 # refutes hands the search back, a good commit that bad does not descend from has its merge
 # base tested first, host drift is reported and not taken for a regression, a scenario that
 # cannot run stores no session (nor builds for a device it cannot pass through), one that fails
@@ -323,6 +324,12 @@ for signal in INT:130 TERM:143; do
   [[ $status -eq ${signal#*:} ]] && grep -q "^kbisect: interrupted by SIG${signal%:*}" "$work/query.err" ||
     fail "query on SIG${signal%:*}: exit $status: $(cat "$work/query.err")"
 done
+# A query whose reader goes away (| head) ends as cat would: SIGPIPE's exit code, nothing said.
+statuses=$("$kbisect" --db "$db" query --format csv \
+  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) SELECT x FROM c" \
+  2>"$work/pipe.err" | head -n 1 >/dev/null; echo "${PIPESTATUS[*]}")
+[[ $statuses == "141 0" && ! -s $work/pipe.err ]] ||
+  fail "query | head: exit $statuses: $(cat "$work/pipe.err")"
 # The global --json: query answers in JSON lines, an object a row; log and report, which print
 # text, say so. --json and --format together are a usage error.
 "$kbisect" --db "$db" --json query sessions |
