@@ -43,10 +43,11 @@ int report(const GlobalOptions& globals, const ReportOptions& options) {
   ReportData data =
       load_report_data(store, reported_session(store, session_named(store, options.session)));
   add_scenario_facts(data);
+  // The page first: a path it cannot write to is an error before any of the text is printed.
+  if (!options.html.empty()) write_file(options.html, html_report(data));
   fmt::print("{}", text_report(data));
-  if (!options.html.empty()) {
-    write_file(options.html, html_report(data));
-    if (!globals.quiet) fmt::print("\nHTML report: {}\n", options.html.string());
+  if (!options.html.empty() && !globals.quiet) {
+    fmt::print("\nHTML report: {}\n", options.html.string());
   }
   return 0;
 }

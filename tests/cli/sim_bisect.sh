@@ -324,6 +324,12 @@ for signal in INT:130 TERM:143; do
   [[ $status -eq ${signal#*:} ]] && grep -q "^kbisect: interrupted by SIG${signal%:*}" "$work/query.err" ||
     fail "query on SIG${signal%:*}: exit $status: $(cat "$work/query.err")"
 done
+# A report whose HTML page cannot be written says so before it prints anything.
+if "$kbisect" --db "$db" report last --html "$work/no/such/dir/r.html" >"$work/out" 2>"$work/html.err"; then
+  fail "report --html into a missing directory passed"
+fi
+[[ ! -s $work/out ]] && grep -q "cannot write $work/no/such/dir/r.html" "$work/html.err" ||
+  fail "report --html into a missing directory: $(cat "$work/out" "$work/html.err")"
 # A query whose reader goes away (| head) ends as cat would: SIGPIPE's exit code, nothing said.
 statuses=$("$kbisect" --db "$db" query --format csv \
   "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000) SELECT x FROM c" \
