@@ -466,16 +466,24 @@ GIT_AUTHOR_DATE=2020-01-03T00:00:40 GIT_COMMITTER_DATE=2020-01-03T00:00:40 \
 for i in $(seq 41 50); do commit_in_merged main "main $i" "$i"; done
 sed -e "s|repo: $work/repo|repo: $work/merged|" -e 's/"change 27"/"branch 30"/' -e '/^  outcomes:/d' \
   "$work/sim.yaml" >"$work/merged.yaml"
+# bisect_replays NAME: bisects $work/NAME from its root to its head with $work/NAME.yaml, which
+# must name $planted, and has git bisect replay the log, which must lead git there too.
+bisect_replays() {
+  local name=$1
+  local repo=(command git -C "$work/$name")
+  "$kbisect" --db "$work/$name.db" bisect -c "$work/$name.yaml" \
+    --good "$("${repo[@]}" rev-list --max-parents=0 HEAD)" --bad "$("${repo[@]}" rev-parse HEAD)" \
+    >"$work/$name.out" || fail "$name: $(cat "$work/$name.out")"
+  grep -q "^culprit:  $planted " "$work/$name.out" || fail "$name: culprit: $(cat "$work/$name.out")"
+  "$kbisect" --db "$work/$name.db" log 1 >"$work/$name.log"
+  "${repo[@]}" bisect replay "$work/$name.log" >"$work/$name-replay.out" 2>&1 ||
+    { cat "$work/$name-replay.out"; fail "$name: git bisect replay"; }
+  grep -q "^$planted is the first bad commit" "$work/$name-replay.out" ||
+    { cat "$work/$name.log" "$work/$name-replay.out"; fail "$name: replay did not end at $planted"; }
+  "${repo[@]}" bisect reset >/dev/null 2>&1
+}
 planted=$(merged log --format=%H -1 --grep="^branch 30$")
-"$kbisect" --db "$work/merged.db" bisect -c "$work/merged.yaml" --good "$(merged rev-list --max-parents=0 HEAD)" \
-  --bad "$(merged rev-parse HEAD)" >"$work/merged.out" || fail "merged: $(cat "$work/merged.out")"
-grep -q "^culprit:  $planted " "$work/merged.out" || fail "merged: culprit: $(cat "$work/merged.out")"
-"$kbisect" --db "$work/merged.db" log 1 >"$work/merged.log"
-merged bisect replay "$work/merged.log" >"$work/merged-replay.out" 2>&1 ||
-  { cat "$work/merged-replay.out"; fail "merged: git bisect replay"; }
-grep -q "^$planted is the first bad commit" "$work/merged-replay.out" ||
-  { cat "$work/merged.log" "$work/merged-replay.out"; fail "merged: replay did not end at $planted"; }
-merged bisect reset >/dev/null 2>&1
+bisect_replays merged
 
 # Three branches merged in turn: the search judges a commit against every bad one, so some of
 # its bad marks lie on another branch than the one before, and git, which keeps one bad commit,
@@ -510,16 +518,7 @@ metrics: [{name: read.iops, better: higher}]
 sim: {seed: 53, noise: {dist: normal, cv: 2%}, changes: [{commit: "main 5", factor: 0.8}]}
 YAML
 planted=$(branches log --format=%H -1 --grep="^main 5$")
-"$kbisect" --db "$work/branches.db" bisect -c "$work/branches.yaml" \
-  --good "$(branches rev-list --max-parents=0 HEAD)" --bad "$(branches rev-parse HEAD)" \
-  >"$work/branches.out" || fail "branches: $(cat "$work/branches.out")"
-grep -q "^culprit:  $planted " "$work/branches.out" || fail "branches: culprit: $(cat "$work/branches.out")"
-"$kbisect" --db "$work/branches.db" log 1 >"$work/branches.log"
-branches bisect replay "$work/branches.log" >"$work/branches-replay.out" 2>&1 ||
-  { cat "$work/branches-replay.out"; fail "branches: git bisect replay"; }
-grep -q "^$planted is the first bad commit" "$work/branches-replay.out" ||
-  { cat "$work/branches.log" "$work/branches-replay.out"; fail "branches: replay did not end at $planted"; }
-branches bisect reset >/dev/null 2>&1
+bisect_replays branches
 
 # A host that slows down by 0.8% per sample and no change: no regression, and the summary
 # says how the host drifted.
