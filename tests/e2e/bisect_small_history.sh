@@ -2,7 +2,8 @@
 # e2e: the whole pipeline — libgit2, kernel builds, QEMU boots, kdio in the guest, SQLite, the
 # statistics — on the small generated history (scripts/demo-history --small). The culprit must
 # be the planted commit, plain `git bisect run` with `kbisect run --git-bisect-run` must end at
-# it too (counting stored samples of the same accelerator only), and no VM may be left behind.
+# it too (counting stored samples of the same accelerator, guest image and QEMU only), and no VM
+# may be left behind.
 # It shares the history, the build cache and the kernel work tree with tests/kernel
 # (SHARED_DIR), so its builds are incremental.
 #   bisect_small_history.sh KBISECT SOURCE_DIR WORK_DIR SHARED_DIR
@@ -86,9 +87,26 @@ history bisect start --no-checkout "$bad" "$good" >/dev/null
 history bisect reset >/dev/null 2>&1
 booted=$(sqlite3 "$work/kvm.db" "SELECT count(*) FROM samples WHERE commit_id = '$measured' \
   AND accel = 'tcg'")
-if grep -q "samples stored for this kernel image" "$work/kvm.out" || [[ "$booted" != 1 ]]; then
+if grep -q "samples stored for this kernel image" "$work/kvm.out" || [[ "$booted" -lt 1 ]]; then
   echo "FAIL: run --git-bisect-run counted samples of another accelerator ($booted new):"
   cat "$work/kvm.out"
+  status=1
+fi
+# Nor do samples taken with another guest image or QEMU (a kdio rebuilt since, an upgrade): with
+# the runs of that kernel image marked as another environment's, it is booted again.
+cp "$work/e2e.db" "$work/environment.db"
+sqlite3 "$work/environment.db" "UPDATE runs SET environment = 'initramfs-0-0; QEMU 0.0' WHERE id IN \
+  (SELECT run_id FROM samples WHERE build_id IN (SELECT id FROM builds WHERE image_sha256 = \
+  (SELECT image_sha256 FROM builds WHERE commit_id = '$measured' AND image_sha256 IS NOT NULL)))"
+history bisect start --no-checkout "$bad" "$good" >/dev/null
+"$kbisect" --db "$work/environment.db" run -c "$work/e2e.yaml" --commit "$measured" --samples 1 \
+  --git-bisect-run >"$work/environment.out" 2>&1 || true
+history bisect reset >/dev/null 2>&1
+booted=$(sqlite3 "$work/environment.db" "SELECT count(*) FROM samples s JOIN runs r ON r.id = \
+  s.run_id WHERE s.commit_id = '$measured' AND r.environment LIKE 'initramfs-%; QEMU emulator%'")
+if grep -q "samples stored for this kernel image" "$work/environment.out" || [[ "$booted" -lt 1 ]]; then
+  echo "FAIL: run --git-bisect-run counted samples of another guest image or QEMU ($booted new):"
+  cat "$work/environment.out"
   status=1
 fi
 if pgrep -f 'qemu-system-x86_64.*kbisect' >/dev/null; then
