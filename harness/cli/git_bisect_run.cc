@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <git2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "bisect/verdict.h"
 #include "common/error.h"
@@ -103,6 +105,23 @@ std::vector<double> stored_samples_of_kernel(CommandContext& context, CommitMeas
   return context.store.samples_for(filter, metric_key(context.scenario.metrics.front()));
 }
 
+namespace {
+
+// The answer for a run that took no sample: bad where the commit does not boot and booting is
+// what is bisected, else skip.
+std::optional<int> failed_run_verdict(const Scenario& scenario, const std::string& commit,
+                                      const MeasuredRun& run) {
+  if (run.outcome == Outcome::kOk) return std::nullopt;
+  if (run.outcome == Outcome::kBootFailed && scenario.bisect.boot_failure_is_bad) {
+    return kGitBisectBad;
+  }
+  fmt::print(stderr, "kbisect: {} is {} ({}): skip\n", commit.substr(0, 12),
+             outcome_name(run.outcome), run.detail);
+  return kGitBisectSkip;
+}
+
+}  // namespace
+
 int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
                            const GitBisectEndpoints& endpoints, const std::string& commit,
                            const Variant* variant, const std::vector<double>& stored,
@@ -110,30 +129,34 @@ int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
   const Scenario& scenario = context.scenario;
   std::vector<double> values = stored;
   for (const auto& m : measurements) {
-    if (m.outcome == Outcome::kBootFailed && scenario.bisect.boot_failure_is_bad) {
-      return kGitBisectBad;
-    }
-    if (m.outcome != Outcome::kOk) {
-      fmt::print(stderr, "kbisect: {} is {} ({}): skip\n", commit.substr(0, 12),
-                 outcome_name(m.outcome), m.detail);
-      return kGitBisectSkip;
-    }
+    if (auto failed = failed_run_verdict(scenario, commit, m)) return *failed;
     values.push_back(*m.value);
   }
 
   // The commit's kernel built: it has samples.
   const RunPlace place = measurer.place(measurer.kernel(commit));
-  const int wanted = scenario.bisect.min_samples;
-  std::vector<double> good;
-  for (const auto& commit_id : endpoints.goods) {
-    auto samples = endpoint_samples(context, measurer, commit_id, variant, place, wanted);
-    good.insert(good.end(), samples.begin(), samples.end());
+  const BisectSpec& spec = scenario.bisect;
+  const int cap = std::max(spec.max_samples, spec.min_samples);
+  const double threshold = std::log(1 / spec.alpha);
+  // While the verdict is undecided, one more sample of the commit, up to max_samples, and each
+  // endpoint as many: git bisect acts on every answer, and one forced from a few samples sends
+  // it down the wrong side for good.
+  CommitVerdict verdict;
+  for (;;) {
+    const int wanted = std::max(spec.min_samples, static_cast<int>(values.size()));
+    std::vector<double> good;
+    for (const auto& commit_id : endpoints.goods) {
+      auto samples = endpoint_samples(context, measurer, commit_id, variant, place, wanted);
+      good.insert(good.end(), samples.begin(), samples.end());
+    }
+    auto bad = endpoint_samples(context, measurer, endpoints.bad, variant, place, wanted);
+    const bool last = static_cast<int>(values.size()) >= cap;
+    verdict = classify(values, good, bad, scenario.metrics.front().better, threshold, last);
+    if (verdict.kind != VerdictKind::kUndecided) break;
+    MeasuredRun more = measurer.measure(commit, variant, std::nullopt);
+    if (auto failed = failed_run_verdict(scenario, commit, more)) return *failed;
+    values.push_back(*more.value);
   }
-  auto bad_values = endpoint_samples(context, measurer, endpoints.bad, variant, place, wanted);
-
-  const double threshold = std::log(1 / scenario.bisect.alpha);
-  CommitVerdict verdict =
-      classify(values, good, bad_values, scenario.metrics.front().better, threshold, true);
   // As the bisection's verdicts say it: a drop in IOPS and a rise in latency are both "worse".
   fmt::print(stderr,
              "kbisect: {} is {} (median {:.1f}% {} than good's, p vs good {:.3g}, {} samples)\n",

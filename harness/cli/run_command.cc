@@ -212,7 +212,8 @@ void add_run_command(CLI::App& app, const GlobalOptions& globals, CommandAction&
   command
       ->add_option("--samples", options->samples,
                    "samples (default: the config's); with --git-bisect-run the samples stored "
-                   "for the same kernel image count")
+                   "for the same kernel image count, and an undecided commit gets more, up to "
+                   "bisect.max_samples")
       ->check(sample_count_check());
   command->add_flag("--timings", options->timings, "print the time of each phase");
   command->add_flag("--git-bisect-run", options->git_bisect_run,
