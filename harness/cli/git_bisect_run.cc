@@ -138,24 +138,27 @@ int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
   const BisectSpec& spec = scenario.bisect;
   const int cap = std::max(spec.max_samples, spec.min_samples);
   const double threshold = std::log(1 / spec.alpha);
-  // While the verdict is undecided, one more sample of the commit, up to max_samples, and each
-  // endpoint as many: git bisect acts on every answer, and one forced from a few samples sends
-  // it down the wrong side for good.
+  // Each good commit (git marks one more with every good answer) has min_samples at least;
+  // bad, the one endpoint, as many as the commit while that is undecided.
+  std::vector<double> good;
+  for (const auto& commit_id : endpoints.goods) {
+    auto samples = endpoint_samples(context, measurer, commit_id, variant, place, spec.min_samples);
+    good.insert(good.end(), samples.begin(), samples.end());
+  }
+  int bad_wanted = spec.min_samples;
+  // While the verdict is undecided, one more sample of the commit, up to max_samples: git
+  // bisect acts on every answer, and one forced from a few samples sends it down the wrong side
+  // for good.
   CommitVerdict verdict;
   for (;;) {
-    const int wanted = std::max(spec.min_samples, static_cast<int>(values.size()));
-    std::vector<double> good;
-    for (const auto& commit_id : endpoints.goods) {
-      auto samples = endpoint_samples(context, measurer, commit_id, variant, place, wanted);
-      good.insert(good.end(), samples.begin(), samples.end());
-    }
-    auto bad = endpoint_samples(context, measurer, endpoints.bad, variant, place, wanted);
+    auto bad = endpoint_samples(context, measurer, endpoints.bad, variant, place, bad_wanted);
     const bool last = static_cast<int>(values.size()) >= cap;
     verdict = classify(values, good, bad, scenario.metrics.front().better, threshold, last);
     if (verdict.kind != VerdictKind::kUndecided) break;
     MeasuredRun more = measurer.measure(commit, variant, std::nullopt);
     if (auto failed = failed_run_verdict(scenario, commit, more)) return *failed;
     values.push_back(*more.value);
+    bad_wanted = std::clamp(static_cast<int>(values.size()), spec.min_samples, cap);
   }
   // As the bisection's verdicts say it: a drop in IOPS and a rise in latency are both "worse".
   fmt::print(stderr,

@@ -34,7 +34,7 @@ std::vector<double> stored_samples_of_kernel(CommandContext& context, CommitMeas
 // Measures the endpoints first where the database has fewer than BisectSpec::min_samples
 // of them, then classifies `commit` from `stored` (stored_samples_of_kernel) and
 // `measurements`; while that is undecided, measures the commit again, up to max_samples, and
-// the endpoints to as many samples, before it takes the nearer side.
+// bad to as many samples, before it takes the nearer side.
 int git_bisect_run_verdict(CommandContext& context, CommitMeasurer& measurer,
                            const GitBisectEndpoints& endpoints, const std::string& commit,
                            const Variant* variant, const std::vector<double>& stored,

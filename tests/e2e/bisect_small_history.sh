@@ -87,7 +87,7 @@ history bisect start --no-checkout "$bad" "$good" >/dev/null
 history bisect reset >/dev/null 2>&1
 booted=$(sqlite3 "$work/kvm.db" "SELECT count(*) FROM samples WHERE commit_id = '$measured' \
   AND accel = 'tcg'")
-if grep -q "samples stored for this kernel image" "$work/kvm.out" || [[ "$booted" -lt 1 ]]; then
+if grep -q "samples stored for this kernel image" "$work/kvm.out" || [[ "$booted" -lt 1 || "$booted" -gt 10 ]]; then
   echo "FAIL: run --git-bisect-run counted samples of another accelerator ($booted new):"
   cat "$work/kvm.out"
   status=1
@@ -104,7 +104,7 @@ history bisect start --no-checkout "$bad" "$good" >/dev/null
 history bisect reset >/dev/null 2>&1
 booted=$(sqlite3 "$work/environment.db" "SELECT count(*) FROM samples s JOIN runs r ON r.id = \
   s.run_id WHERE s.commit_id = '$measured' AND r.environment LIKE 'initramfs-%; QEMU emulator%'")
-if grep -q "samples stored for this kernel image" "$work/environment.out" || [[ "$booted" -lt 1 ]]; then
+if grep -q "samples stored for this kernel image" "$work/environment.out" || [[ "$booted" -lt 1 || "$booted" -gt 10 ]]; then
   echo "FAIL: run --git-bisect-run counted samples of another guest image or QEMU ($booted new):"
   cat "$work/environment.out"
   status=1
