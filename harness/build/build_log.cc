@@ -1,10 +1,9 @@
 #include "build/build_log.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <deque>
 
+#include "build/host_tools.h"
 #include "common/lines.h"
 #include "common/printable.h"
 
@@ -97,48 +96,6 @@ bool is_compile_line(std::string_view line) {
   return line.starts_with("  CC ");
 }
 
-namespace {
-
-// A program the build runs that this machine lacks, from the line that says so: dash's
-// "/bin/sh: 1: zstd: not found", bash's "...: flex: command not found", make's own "make[2]:
-// bison: No such file or directory". A name with a '/' in it is a script of the tree: a commit
-// that calls one it does not have fails as the tree's.
-std::string missing_program(std::string_view line) {
-  for (std::string_view ending : {": not found", ": command not found"}) {
-    if (!line.ends_with(ending) || !line.starts_with('/')) continue;
-    std::string_view rest = line.substr(0, line.size() - ending.size());
-    const size_t colon = rest.rfind(": ");
-    std::string_view name = colon == std::string_view::npos ? "" : rest.substr(colon + 2);
-    if (!name.empty() && name.find('/') == std::string_view::npos) return std::string(name);
-  }
-  constexpr std::string_view kNoFile = ": No such file or directory";
-  if (line.starts_with("make") && line.ends_with(kNoFile)) {
-    std::string_view rest = line.substr(0, line.size() - kNoFile.size());
-    const size_t colon = rest.find(": ");
-    std::string_view name = colon == std::string_view::npos ? "" : rest.substr(colon + 2);
-    if (!name.empty() && name.find_first_of("/: *") == std::string_view::npos) {
-      return std::string(name);
-    }
-  }
-  return "";
-}
-
-// Headers and libraries of the host that the kernel's own host tools build against (objtool's
-// libelf, sign-file's and extract-cert's OpenSSL): missing, every commit would fail alike.
-bool missing_host_library(std::string_view line) {
-  static constexpr std::string_view kHostHeaders[] = {"gelf.h:", "libelf.h:", "openssl/",
-                                                      "elfutils/", "zlib.h:"};
-  const size_t header = line.find("fatal error: ");
-  if (header != std::string_view::npos && line.ends_with(": No such file or directory")) {
-    std::string_view name = line.substr(header + std::string_view("fatal error: ").size());
-    return std::ranges::any_of(kHostHeaders, [&](auto h) { return name.starts_with(h); });
-  }
-  return line.find("cannot find -l") != std::string_view::npos ||
-         line.find("pahole (pahole) is not available") != std::string_view::npos;
-}
-
-}  // namespace
-
 std::string machine_failure(std::string_view log) {
   struct Sign {
     std::string_view text;
@@ -167,23 +124,7 @@ std::string machine_failure(std::string_view log) {
   for (const Sign& sign : kSigns) {
     if (log.find(sign.text) != std::string_view::npos) return std::string(sign.failure);
   }
-  while (!log.empty()) {
-    const std::string_view line = take_line(log);
-    if (std::string program = missing_program(line); !program.empty()) {
-      return fmt::format(
-          "found no program '{}' on this machine ({}); install the package that "
-          "has it and run again",
-          printable_line(program), one_line_reason(line));
-    }
-    if (missing_host_library(line)) {
-      return fmt::format(
-          "found a library of this machine missing ({}); install its development "
-          "package (scripts/deps.sh lists those of kbisect's kernels) and run "
-          "again",
-          one_line_reason(line));
-    }
-  }
-  return "";
+  return missing_host_tool(log, this_machine_files());
 }
 
 }  // namespace kbisect

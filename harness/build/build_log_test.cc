@@ -96,35 +96,5 @@ TEST(BuildLog, CompileLinesAndFailuresOfTheMachine) {
   EXPECT_EQ(machine_failure("make[2]: *** [scripts/Makefile.build:250: fs/x.o] Error 1"), "");
 }
 
-// A tool or library of the host that the build needs and this machine lacks would fail every
-// commit alike: it is not remembered as the tree's failure. A script of the tree that a commit
-// calls but does not have, or a header of the tree it lacks, is the tree's.
-TEST(BuildLog, MissingHostToolsAreFailuresOfTheMachine) {
-  EXPECT_THAT(machine_failure("/bin/sh: 1: zstd: not found\nmake[2]: *** [x] Error 127"),
-              HasSubstr("program 'zstd'"));
-  EXPECT_THAT(machine_failure("/bin/bash: line 1: flex: command not found"),
-              HasSubstr("program 'flex'"));
-  EXPECT_THAT(machine_failure("make[2]: bison: No such file or directory"),
-              HasSubstr("program 'bison'"));
-  EXPECT_THAT(
-      machine_failure("tools/objtool/include/objtool/elf.h:10:10: fatal error: gelf.h: No such "
-                      "file or directory"),
-      HasSubstr("development package"));
-  EXPECT_THAT(machine_failure("scripts/sign-file.c:25:10: fatal error: openssl/opensslv.h: No "
-                              "such file or directory"),
-              HasSubstr("openssl/opensslv.h"));
-  EXPECT_THAT(machine_failure("/usr/bin/ld: cannot find -lelf: No such file or directory"),
-              HasSubstr("development package"));
-  EXPECT_THAT(machine_failure("BTF: .tmp_vmlinux.btf: pahole (pahole) is not available"),
-              HasSubstr("development package"));
-
-  EXPECT_EQ(machine_failure("/bin/sh: 1: ./scripts/gen.sh: not found"), "");
-  EXPECT_EQ(machine_failure("make[1]: scripts/gen.sh: No such file or directory"), "");
-  EXPECT_EQ(machine_failure("make[1]: *** No rule to make target 'x'.  Stop."), "");
-  EXPECT_EQ(machine_failure("fs/ext4/file.c:3:10: fatal error: linux/gone.h: No such file or "
-                            "directory"),
-            "");
-}
-
 }  // namespace
 }  // namespace kbisect
