@@ -96,39 +96,43 @@ std::string_view rw_name(kdio::Pattern pattern) {
   return "?";
 }
 
-// A metric of a direction that none of the jobs it reads does I/O in would be 0 in every
-// sample (read.iops of a writing job) or have no value (a percentile): after a build and a
-// boot, or a whole bisection that finds no regression in zeros.
-void check_metric_direction(const MetricSpec& metric,
-                            const std::vector<std::vector<const kdio::Job*>>& entries,
-                            const Variant* variant) {
+// A metric of a direction that none of the jobs it reads does I/O in is 0 in every sample
+// (read.iops of a writing job) or has no value (a percentile): what to say about it, or "" when
+// some job does I/O in its direction.
+std::string without_io(const MetricSpec& metric,
+                       const std::vector<std::vector<const kdio::Job*>>& entries,
+                       const Variant* variant) {
   const std::string direction = metric.name.substr(0, metric.name.find('.'));
-  if (direction != "read" && direction != "write" && direction != "sync") return;
+  if (direction != "read" && direction != "write" && direction != "sync") return "";
   std::vector<std::string> jobs;
   for (const auto& entry : entries) {
     if (!metric.job.empty() && entry.front()->name != metric.job) continue;
     for (const kdio::Job* job : entry) {
-      if (does_io_in(*job, direction)) return;
+      if (does_io_in(*job, direction)) return "";
       const std::string job_text = fmt::format("{} rw={}", job->name, rw_name(job->pattern));
       if (std::find(jobs.begin(), jobs.end(), job_text) == jobs.end()) jobs.push_back(job_text);
     }
   }
-  const std::string verb = direction == "sync" ? "call fsync or fdatasync" : direction;
+  const bool sync = direction == "sync";
   const std::string subject =
-      metric.job.empty()
-          ? fmt::format("no job of the job files{} {}s", in_variant(variant), verb)
-          : fmt::format("job '{}'{} does not {}", metric.job, in_variant(variant), verb);
-  fail(
+      metric.job.empty() ? fmt::format("no job of the job files{} {}", in_variant(variant),
+                                       sync ? "calls fsync or fdatasync" : direction + "s")
+                         : fmt::format("job '{}'{} does not {}", metric.job, in_variant(variant),
+                                       sync ? "call fsync or fdatasync" : direction);
+  return fmt::format(
       "{}: metric {}: {} (jobs: {}), so every sample would be 0 or have no value; measure what "
       "the jobs do, or change their rw={}",
       metric.place, metric_key(metric), subject, fmt::join(jobs, ", "),
-      direction == "sync" ? " or give a writing job fsync= or fdatasync=" : "");
+      sync ? " or give a writing job fsync= or fdatasync=" : "");
 }
 
-void check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
-                       const Variant* variant) {
+// Checks that every metric names a job kdio reports and combines over the jobs it reads;
+// returns, per metric, what without_io says of it.
+std::vector<std::string> check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
+                                           const Variant* variant) {
   const auto entries = report_entries(jobs);
   const std::vector<std::string> names = entry_names(entries);
+  std::vector<std::string> no_io;
   for (const MetricSpec& metric : scenario.metrics) {
     check_metric_combines(metric, entries, variant);
     if (!metric.job.empty() && std::find(names.begin(), names.end(), metric.job) == names.end()) {
@@ -138,8 +142,9 @@ void check_metric_jobs(const Scenario& scenario, const kdio::JobFile& jobs,
           metric.place, metric_key(metric), metric.job, in_variant(variant),
           fmt::join(names, ", "));
     }
-    check_metric_direction(metric, entries, variant);
+    no_io.push_back(without_io(metric, entries, variant));
   }
+  return no_io;
 }
 
 // The least time kdio runs the jobs: each wave lasts as long as its longest time_based job's
@@ -215,9 +220,15 @@ std::vector<std::string> check_job_files(const Scenario& scenario,
                                          const std::vector<const Variant*>& variants) {
   // Each warning once, in the order first given, with the variants that give it.
   std::vector<std::pair<std::string, std::vector<std::string>>> given;
+  // A metric without I/O in every variant is an error; in some of them (variants that set rw=
+  // through a var, with a metric for each direction), a warning for those.
+  std::vector<std::vector<std::string>> no_io(scenario.metrics.size());
   for (const Variant* variant : variants) {
     kdio::JobFile jobs = parse_as_in_guest(scenario, variant);
-    check_metric_jobs(scenario, jobs, variant);
+    const std::vector<std::string> problems = check_metric_jobs(scenario, jobs, variant);
+    for (size_t i = 0; i < problems.size(); ++i) {
+      if (!problems[i].empty()) no_io[i].push_back(problems[i]);
+    }
     check_workload_timeout(scenario, jobs, variant);
     for (const std::string& warning : jobs.warnings) {
       auto same = std::find_if(given.begin(), given.end(),
@@ -227,6 +238,10 @@ std::vector<std::string> check_job_files(const Scenario& scenario,
     }
   }
   std::vector<std::string> warnings;
+  for (const std::vector<std::string>& problems : no_io) {
+    if (!problems.empty() && problems.size() == variants.size()) fail("{}", problems.front());
+    warnings.insert(warnings.end(), problems.begin(), problems.end());
+  }
   for (const auto& [warning, names] : given) {
     warnings.push_back(without_label(warning) + only_in(names, variants.size()));
   }

@@ -12,8 +12,9 @@ namespace kbisect {
 
 // Parses the job files of each of `variants` (nullptr: the default workload) with the
 // environment kdio gets in the guest; throws Error naming the job file and line (and the
-// variant). Returns kdio's warnings, each once as "FILE:LINE: MESSAGE", naming the variants that
-// give it unless all do.
+// variant), or the metric that no job does I/O for in any of the variants. Returns kdio's
+// warnings, each once as "FILE:LINE: MESSAGE", naming the variants that give it unless all do,
+// and a warning for each variant in which a metric has no job doing I/O for it.
 std::vector<std::string> check_job_files(const Scenario& scenario,
                                          const std::vector<const Variant*>& variants);
 

@@ -159,6 +159,27 @@ TEST_F(JobCheck, AMetricNeedsAJobThatDoesIoInItsDirection) {
   EXPECT_NO_THROW(check_job_files(scenario));
 }
 
+// Variants that set rw= through a var, with a metric for each direction: each metric has I/O in
+// some variant, so the others only warn.
+TEST_F(JobCheck, AMetricWithoutIoInSomeVariantsIsAWarningForThose) {
+  Scenario scenario = scenario_with("[job]\nrw=${RW}\nsize=1m\n");
+  scenario.workload.variants = {{"reads", {{"RW", "randread"}}, {}, {}},
+                                {"writes", {{"RW", "randwrite"}}, {}, {}}};
+  const std::string place = "scenario.yaml:7:12: metrics[1].name";
+  scenario.metrics = {{"read.iops", "", Better::kHigher, place},
+                      {"write.iops", "", Better::kHigher, place}};
+  std::vector<std::string> warnings;
+  ASSERT_NO_THROW(warnings = check_job_files(scenario));
+  EXPECT_THAT(warnings, ::testing::Contains(HasSubstr(
+                            "metric write.iops: no job of the job files (variant 'reads') writes "
+                            "(jobs: job rw=randread)")));
+  EXPECT_THAT(warnings, ::testing::Contains(HasSubstr(
+                            "metric read.iops: no job of the job files (variant 'writes') reads")));
+  scenario.metrics.push_back({"sync.lat_ns.mean", "", Better::kLower, place});
+  EXPECT_THAT(error_of(scenario), HasSubstr("metric sync.lat_ns.mean: no job of the job files "
+                                            "(variant 'reads') calls fsync or fdatasync"));
+}
+
 // Jobs side by side take the longest of them; a stonewall waits for the jobs before it.
 TEST_F(JobCheck, AWorkloadTimeoutTheTimeBasedJobsOutlastIsRefused) {
   Scenario scenario = scenario_with(
