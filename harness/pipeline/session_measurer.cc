@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "config/scenario_hash.h"
 #include "store/metrics.h"
+#include "vm/vm_run.h"
 
 namespace kbisect {
 namespace {
@@ -76,10 +77,17 @@ std::map<std::string, std::string> first_commit_of_each_image(Store& store, int6
 }
 
 std::optional<RunPlace> place_of_samples(Store& store, int64_t session_id) {
+  std::optional<RunPlace> place;
   for (const RunRecord& run : store.runs_of_session(session_id)) {
-    if (run.outcome == Outcome::kOk) return RunPlace{run.host, run.accel, run.environment};
+    if (run.outcome != Outcome::kOk) continue;
+    if (!place) place = RunPlace{run.host, run.accel, ""};
+    // Runs stored before kbisect recorded the environment have none: the first that has one.
+    if (!run.environment.empty()) {
+      place->environment = run.environment;
+      break;
+    }
   }
-  return std::nullopt;
+  return place;
 }
 
 void check_same_place(int64_t session_id, const std::optional<RunPlace>& samples_place,
@@ -96,10 +104,11 @@ void check_same_place(int64_t session_id, const std::optional<RunPlace>& samples
   // Runs stored before kbisect recorded the environment have none to compare.
   if (!samples_place->environment.empty() && samples_place->environment != place.environment) {
     fail(
-        "session {} took its samples with {}, and would now measure with {}: the guest image "
-        "(kdio, the init, busybox, mkfs) or QEMU changed since, and the two do not compare; "
-        "resume it with the kbisect and QEMU it started with, or start a new session (--fresh)",
-        session_id, samples_place->environment, place.environment);
+        "session {} took its samples with {}, and would now measure with {}: {} changed since, "
+        "and the two do not compare; resume it with the kbisect and QEMU it started with, or "
+        "start a new session (--fresh)",
+        session_id, samples_place->environment, place.environment,
+        environment_change(samples_place->environment, place.environment));
   }
 }
 

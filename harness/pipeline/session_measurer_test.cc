@@ -53,6 +53,15 @@ TEST_F(SessionPlaceTest, ASessionsPlaceIsWhereItsFirstSampleWasTaken) {
   EXPECT_EQ(place_of_samples(store_, session_), (RunPlace{"here", "tcg", "qemu 7.2"}));
 }
 
+// A session begun before kbisect recorded the environment is held to the first it recorded.
+TEST_F(SessionPlaceTest, ASessionsEnvironmentIsTheFirstOneRecorded) {
+  store_run(Outcome::kOk, "here", "tcg", "");
+  EXPECT_EQ(place_of_samples(store_, session_), (RunPlace{"here", "tcg", ""}));
+  store_run(Outcome::kOk, "here", "tcg", "qemu 7.2");
+  store_run(Outcome::kOk, "here", "tcg", "qemu 8.0");
+  EXPECT_EQ(place_of_samples(store_, session_), (RunPlace{"here", "tcg", "qemu 7.2"}));
+}
+
 TEST_F(SessionPlaceTest, AResumedSessionMeasuresWhereItsSamplesWereTaken) {
   const RunPlace tcg_here{"here", "tcg", "qemu 7.2"};
   EXPECT_NO_THROW(check_same_place(session_, std::nullopt, tcg_here));
@@ -79,6 +88,7 @@ TEST_F(SessionPlaceTest, AResumedSessionMeasuresWithWhatItsSamplesWereTakenWith)
     EXPECT_THAT(error.what(),
                 HasSubstr("session 7 took its samples with initramfs-aa-bb; qemu "
                           "7.2, and would now measure with initramfs-cc-bb; qemu 7.2"));
+    EXPECT_THAT(error.what(), HasSubstr(": kdio changed since"));
     EXPECT_THAT(error.what(), HasSubstr("--fresh"));
   }
   EXPECT_NO_THROW(check_same_place(7, RunPlace{"here", "tcg", ""}, tcg_here));

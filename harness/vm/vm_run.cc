@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
+#include <regex>
 #include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/events.h"
@@ -151,6 +154,31 @@ RunPlace place_of(VmBackend& backend, const RunnerContext& context, const RunReq
   return {backend.host_name(), backend.accel_for(request.scenario->vm.accel, request.kernel_image),
           fmt::format("{}; {}", base_initramfs(context.image, context.workdir).stem().string(),
                       backend.hypervisor())};
+}
+
+std::string environment_change(const std::string& before, const std::string& after) {
+  // "initramfs-KDIO-RECIPE; HYPERVISOR", as place_of writes it.
+  struct Parts {
+    std::string kdio, recipe, hypervisor;
+  };
+  auto parts_of = [](const std::string& environment) -> std::optional<Parts> {
+    static const std::regex kForm("initramfs-([0-9a-f]+)-([0-9a-f]+); (.*)");
+    std::smatch match;
+    if (!std::regex_match(environment, match, kForm)) return std::nullopt;
+    return Parts{match[1], match[2], match[3]};
+  };
+  const std::optional<Parts> was = parts_of(before);
+  const std::optional<Parts> is = parts_of(after);
+  if (!was || !is) return "the guest image or the hypervisor";
+  std::vector<std::string> changes;
+  if (was->kdio != is->kdio) changes.push_back("kdio");
+  if (was->recipe != is->recipe) {
+    changes.push_back("the guest's init, busybox, mkfs tools or their libraries");
+  }
+  if (was->hypervisor != is->hypervisor) {
+    changes.push_back(fmt::format("the hypervisor ({} -> {})", was->hypervisor, is->hypervisor));
+  }
+  return fmt::format("{}", fmt::join(changes, ", "));
 }
 
 RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request) {

@@ -113,6 +113,10 @@ KvmProbe probe_kvm(VmBackend& backend, const RunnerContext& context,
 // the environment: the guest image and the hypervisor.
 RunPlace place_of(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
 
+// What differs between two of place_of's environments, for a person: "kdio", "QEMU (QEMU
+// emulator version 7.2.15 ... -> ...)", ...
+std::string environment_change(const std::string& before, const std::string& after);
+
 // A whole run through a backend: plan, boot, classify, retry an infra-error once.
 RunResult run_vm(VmBackend& backend, const RunnerContext& context, const RunRequest& request);
 

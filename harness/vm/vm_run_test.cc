@@ -45,5 +45,15 @@ TEST(PhaseClock, AFrameLeavesTheGuestOnlyTheShutdownGrace) {
   EXPECT_GT(clock.deadline(), Clock::now());
 }
 
+// A resumed session refused for its environment says which part of it changed.
+TEST(Environment, AChangeSaysWhichPartChanged) {
+  EXPECT_EQ(environment_change("initramfs-aa-bb; QEMU 7.2", "initramfs-cc-bb; QEMU 7.2"), "kdio");
+  EXPECT_EQ(environment_change("initramfs-aa-bb; QEMU 7.2", "initramfs-aa-dd; QEMU 8.0"),
+            "the guest's init, busybox, mkfs tools or their libraries, the hypervisor (QEMU 7.2 "
+            "-> QEMU 8.0)");
+  EXPECT_EQ(environment_change("sim", "initramfs-aa-bb; QEMU 7.2"),
+            "the guest image or the hypervisor");
+}
+
 }  // namespace
 }  // namespace kbisect
