@@ -97,13 +97,20 @@ void print_start(const Subjects& subjects, const SessionRecord& session, bool in
 // The answer as marks: the culprit bad and its parents good. git keeps one bad commit, and a
 // mark of a bad commit on another branch replaces it; the search judged each commit against
 // all the bad ones (and settled some from their neighbours), so on a history with merges the
-// marks above may leave git short of the culprit. These lead it there, and say what the
-// confirmation measured: the culprit against its parents.
+// marks above may leave git short of the culprit. These lead it there; the comment says
+// whether the confirmation (the culprit against its parents) bore the answer out.
 void print_answer(const Subjects& subjects, const std::string& culprit,
-                  const nlohmann::json& parents) {
-  fmt::print("# kbisect's answer: the culprit bad, its parents good\n");
+                  const nlohmann::json& result) {
+  const nlohmann::json parent_check = result.value("parent_check", nlohmann::json());
+  fmt::print(
+      "# kbisect's answer, {}: the culprit bad, its parents good\n",
+      result.value("confirmed", false)
+          ? "confirmed"
+          : fmt::format("not confirmed (culprit {})",
+                        parent_check.is_string() ? printable_line(parent_check.get<std::string>())
+                                                 : std::string("not checked against its parents")));
   print_mark(subjects, "bad", culprit);
-  for (const auto& parent : parents) {
+  for (const auto& parent : result.value("parents", nlohmann::json::array())) {
     if (parent.is_string()) print_mark(subjects, "good", parent.get<std::string>());
   }
 }
@@ -177,7 +184,7 @@ int print_log(const GlobalOptions& globals, const std::string& session_text) {
     auto result = nlohmann::json::parse(session->result_json);
     if (result.value("culprit", nlohmann::json()).is_string()) {
       const std::string culprit = result["culprit"];
-      print_answer(subjects, culprit, result.value("parents", nlohmann::json::array()));
+      print_answer(subjects, culprit, result);
       fmt::print("# first bad commit: [{}] {}\n", culprit, subjects.of(culprit));
     } else if (result.value("verdict", nlohmann::json()).is_string()) {
       // A replay ends mid-bisection: say why, as the start above names a bad end all the same.

@@ -29,7 +29,8 @@ boost::filesystem::path resolve_program(const std::string& program) {
 // whose id is the child's pid, holds everything it starts: a timeout or Ctrl-C kills that.
 // Descriptors other than stdin, stdout and stderr close at the exec: one that kbisect or a
 // library opened without O_CLOEXEC would otherwise live on in a QEMU left behind (marked, not
-// closed, so that Boost can still report a failed exec through its own pipe).
+// closed, so that Boost can still report a failed exec through its own pipe; Linux 5.11 and
+// later, Debian 12 has 6.1).
 struct NewSession : bp::extend::handler {
   template <typename Executor>
   void on_exec_setup(Executor&) const {

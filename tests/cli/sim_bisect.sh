@@ -221,6 +221,16 @@ grep -q '"session":1,' <<<"$other" && fail "another confidence answered from ses
 git bisect replay "$work/bisect.log" >"$work/replay.out" 2>&1 || { cat "$work/replay.out"; fail "git bisect replay"; }
 grep -q "^$planted is the first bad commit" "$work/replay.out" || { cat "$work/replay.out"; fail "replay did not end at $planted"; }
 git bisect reset >/dev/null 2>&1
+# The search's decisions alone lead git there too on a linear history: the answer's marks at the
+# end, which would on their own, are left out.
+grep -q "^# kbisect's answer, confirmed: the culprit bad, its parents good$" "$work/bisect.log" ||
+  fail "the log's answer: $(cat "$work/bisect.log")"
+sed "/^# kbisect's answer/,\$d" "$work/bisect.log" >"$work/decisions.log"
+git bisect replay "$work/decisions.log" >"$work/decisions.out" 2>&1 ||
+  { cat "$work/decisions.out"; fail "git bisect replay of the decisions"; }
+grep -q "^$planted is the first bad commit" "$work/decisions.out" ||
+  { cat "$work/decisions.out"; fail "the decisions alone did not lead git to $planted"; }
+git bisect reset >/dev/null 2>&1
 # A log that could not all be written (a full disk) is an error, not a success.
 if "$kbisect" --db "$db" log 1 >/dev/full 2>"$work/full.err"; then fail "log to a full disk exited 0"; fi
 grep -q "cannot write the output: No space left on device" "$work/full.err" ||
