@@ -89,13 +89,6 @@ void check_metric_combines(const MetricSpec& metric,
       metric.place, metric_key(metric), reporting, in_variant(variant));
 }
 
-std::string_view rw_name(kdio::Pattern pattern) {
-  for (const auto& [name, value] : kdio::kPatternNames) {
-    if (value == pattern) return name;
-  }
-  return "?";
-}
-
 // A metric of a direction that none of the jobs it reads does I/O in is 0 in every sample
 // (read.iops of a writing job) or has no value (a percentile): what to say about it, or "" when
 // some job does I/O in its direction.
@@ -109,7 +102,8 @@ std::string without_io(const MetricSpec& metric,
     if (!metric.job.empty() && entry.front()->name != metric.job) continue;
     for (const kdio::Job* job : entry) {
       if (does_io_in(*job, direction)) return "";
-      const std::string job_text = fmt::format("{} rw={}", job->name, rw_name(job->pattern));
+      const std::string job_text =
+          fmt::format("{} rw={}", job->name, kdio::name_of(kdio::kPatternNames, job->pattern));
       if (std::find(jobs.begin(), jobs.end(), job_text) == jobs.end()) jobs.push_back(job_text);
     }
   }

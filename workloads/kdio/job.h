@@ -38,6 +38,16 @@ inline constexpr std::pair<std::string_view, Pattern> kPatternNames[] = {
     {"randread", Pattern::kRandRead},   {"randwrite", Pattern::kRandWrite},
     {"rw", Pattern::kReadWrite},        {"readwrite", Pattern::kReadWrite},
     {"randrw", Pattern::kRandReadWrite}};
+
+// The name fio reports for an rw= or ioengine= value: its first in the table.
+template <typename Value, size_t N>
+constexpr std::string_view name_of(const std::pair<std::string_view, Value> (&names)[N],
+                                   Value value) {
+  for (const auto& [name, named] : names) {
+    if (named == value) return name;
+  }
+  return "";
+}
 enum class Direction { kRead = 0, kWrite = 1, kTrim = 2 };
 
 // The largest block size kdio takes for a direction the job does I/O in (an I/O unit's length is

@@ -256,15 +256,6 @@ Units group_units(const std::vector<ReportEntry>& entries, int group) {
   return units;
 }
 
-// The name fio reports for an rw= or ioengine= value: its first in the table.
-template <typename Value, size_t N>
-std::string_view name_of(const std::pair<std::string_view, Value> (&names)[N], Value value) {
-  for (const auto& [name, named] : names) {
-    if (named == value) return name;
-  }
-  return "";
-}
-
 // The lines fio prints as it starts: one per job ("..." for its second clone, nothing for
 // later ones), its version, the number of processes and threads. kdio has no trims: their
 // block size shows the writes', fio's value unless bs= gave a third one.
