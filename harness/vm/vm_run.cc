@@ -153,7 +153,7 @@ RunPlace place_of(VmBackend& backend, const RunnerContext& context, const RunReq
   if (request.scenario == nullptr) fail("internal error: run request without a scenario");
   return {backend.host_name(), backend.accel_for(request.scenario->vm.accel, request.kernel_image),
           fmt::format("{}; {}", base_initramfs(context.image, context.workdir).stem().string(),
-                      backend.hypervisor())};
+                      backend.known_hypervisor())};
 }
 
 std::string environment_change(const std::string& before, const std::string& after) {

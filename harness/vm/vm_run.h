@@ -99,8 +99,15 @@ class VmBackend {
     return known->second;
   }
 
+  // hypervisor once per backend, for the same reason: place_of asks before every run.
+  const std::string& known_hypervisor() {
+    if (!hypervisor_) hypervisor_ = hypervisor();
+    return *hypervisor_;
+  }
+
  private:
   std::map<Accel, std::string> accels_;
+  std::optional<std::string> hypervisor_;
 };
 
 // The accel probe: boots `kernel` with the probe guest under KVM (20 s to init), and when that
